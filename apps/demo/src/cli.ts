@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+import { type Command, commandHelp, parseOptions, UsageError } from "./cli-kit.js";
+import { commands } from "./commands/index.js";
+
+function usage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return [
+    "calm-ldp <command> [options] [--json]",
+    "",
+    "Commands:",
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    "",
+    "Run `calm-ldp <command> --help` for a command's options.",
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands.find((c) => c.name === name) as Command | undefined;
+  if (!command) {
+    process.stderr.write(`calm-ldp: unknown command ${JSON.stringify(name)} (commands: ${commands.map((c) => c.name).join(", ")})\n`);
+    return 2;
+  }
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(command, rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`calm-ldp ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (parsed.help) {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return 0;
+  }
+  const context = { json: parsed.json, log: (message: string) => process.stderr.write(`${message}\n`) };
+  try {
+    const result = await command.run(parsed.options, context, parsed.positionals);
+    if (parsed.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else process.stdout.write(`${command.text ? command.text(result as never) : JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    process.stderr.write(`calm-ldp ${command.name}: ${message.split("\n")[0]}\n`);
+    return 1;
+  }
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
+if (isEntry) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error) => {
+      process.stderr.write(`calm-ldp: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,13 @@
+export type { Rng, SeededRng } from "./api.js";
+export { bernoulli, createBernoulli, type BernoulliSampler } from "./bernoulli.js";
+export { binomial } from "./binomial.js";
+export { cryptoRng, type CryptoRngOptions } from "./crypto.js";
+export { discreteSampler } from "./discrete.js";
+export { InvalidParameterError } from "./errors.js";
+export { multinomial } from "./multinomial.js";
+export { groupSizes, partition, type PartitionOptions } from "./partition.js";
+export { sampleWithoutReplacement } from "./sample.js";
+export { deriveSeed } from "./seed.js";
+export { seededRng } from "./seeded.js";
+export { shuffle } from "./shuffle.js";
+export { uniformInt, uniformIntSampler } from "./uniform-int.js";
