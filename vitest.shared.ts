@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig, type ViteUserConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
@@ -24,6 +24,9 @@ export function packageTestConfig(overrides: ViteUserConfig = {}) {
       environment: "node",
       testTimeout: 60_000,
       passWithNoTests: false,
+      // Under CI, also write a JSON report that .ci/summarize-tests.mjs sums into one closing line.
+      reporters: process.env.CI ? ["default", "json"] : ["default"],
+      outputFile: process.env.CI ? { json: "test-results.json" } : undefined,
       ...(overrides.test ?? {}),
     },
   });

@@ -66,7 +66,8 @@ function parseValue(command: string, name: string, spec: OptionSpec, raw: string
       const items = raw.split(",").map((s) => s.trim());
       if (items.some((s) => s === "")) bad("must be a comma-separated list without empty items");
       for (const item of items) {
-        if (spec.choices && !spec.choices.includes(item)) bad(`items must be among ${spec.choices.join(", ")}`);
+        if (spec.choices && !spec.choices.includes(item))
+          bad(`items must be among ${spec.choices.join(", ")}`);
       }
       return items;
     }
@@ -83,7 +84,10 @@ function parseValue(command: string, name: string, spec: OptionSpec, raw: string
 }
 
 /** Parse argv (after the command name) against the command's option specs. */
-export function parseOptions(command: Command, argv: string[]): { options: Record<string, unknown>; positionals: string[]; json: boolean; help: boolean } {
+export function parseOptions(
+  command: Command,
+  argv: string[],
+): { options: Record<string, unknown>; positionals: string[]; json: boolean; help: boolean } {
   const options: Record<string, unknown> = {};
   const positionals: string[] = [];
   let json = false;
@@ -105,10 +109,12 @@ export function parseOptions(command: Command, argv: string[]): { options: Recor
     const eq = arg.indexOf("=");
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
     const spec = command.options[name];
-    if (!spec) throw new UsageError(`${command.name}: unknown option --${name} (see calm-ldp ${command.name} --help)`);
+    if (!spec)
+      throw new UsageError(`${command.name}: unknown option --${name} (see calm-ldp ${command.name} --help)`);
     let raw: string;
     if (eq >= 0) raw = arg.slice(eq + 1);
-    else if (spec.type === "boolean" && (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--"))) raw = "true";
+    else if (spec.type === "boolean" && (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--")))
+      raw = "true";
     else {
       const next = argv[i + 1];
       if (next === undefined) throw new UsageError(`${command.name}: --${name} needs a value`);
@@ -134,9 +140,19 @@ export function parseOptions(command: Command, argv: string[]): { options: Recor
 
 /** The `--help` text of one command. */
 export function commandHelp(command: Command): string {
-  const lines = [`calm-ldp ${command.name}${command.positionals ? ` ${command.positionals.map((p) => `<${p}>`).join(" ")}` : ""} [options]`, "", command.summary, "", "Options:"];
+  const lines = [
+    `calm-ldp ${command.name}${command.positionals ? ` ${command.positionals.map((p) => `<${p}>`).join(" ")}` : ""} [options]`,
+    "",
+    command.summary,
+    "",
+    "Options:",
+  ];
   for (const [name, spec] of Object.entries(command.options)) {
-    const extra = [spec.required ? "required" : undefined, spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : undefined, spec.choices ? `one of ${spec.choices.join("|")}` : undefined]
+    const extra = [
+      spec.required ? "required" : undefined,
+      spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : undefined,
+      spec.choices ? `one of ${spec.choices.join("|")}` : undefined,
+    ]
       .filter(Boolean)
       .join("; ");
     lines.push(`  --${name} <${spec.type}>`.padEnd(30) + spec.description + (extra ? ` (${extra})` : ""));

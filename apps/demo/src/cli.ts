@@ -22,7 +22,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands.find((c) => c.name === name) as Command | undefined;
   if (!command) {
-    process.stderr.write(`calm-ldp: unknown command ${JSON.stringify(name)} (commands: ${commands.map((c) => c.name).join(", ")})\n`);
+    process.stderr.write(
+      `calm-ldp: unknown command ${JSON.stringify(name)} (commands: ${commands.map((c) => c.name).join(", ")})\n`,
+    );
     return 2;
   }
   let parsed: ReturnType<typeof parseOptions>;
@@ -43,7 +45,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const result = await command.run(parsed.options, context, parsed.positionals);
     if (parsed.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else process.stdout.write(`${command.text ? command.text(result as never) : JSON.stringify(result, null, 2)}\n`);
+    else
+      process.stdout.write(
+        `${command.text ? command.text(result as never) : JSON.stringify(result, null, 2)}\n`,
+      );
     return 0;
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -52,7 +57,9 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const isEntry = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
+const isEntry =
+  process.argv[1] !== undefined &&
+  import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
 if (isEntry) {
   main(process.argv.slice(2)).then(
     (code) => {

@@ -1,11 +1,11 @@
 export type { Rng, SeededRng } from "./api.js";
-export { bernoulli, createBernoulli, type BernoulliSampler } from "./bernoulli.js";
+export { type BernoulliSampler, bernoulli, createBernoulli } from "./bernoulli.js";
 export { binomial } from "./binomial.js";
-export { cryptoRng, type CryptoRngOptions } from "./crypto.js";
+export { type CryptoRngOptions, cryptoRng } from "./crypto.js";
 export { discreteSampler } from "./discrete.js";
 export { InvalidParameterError } from "./errors.js";
 export { multinomial } from "./multinomial.js";
-export { groupSizes, partition, type PartitionOptions } from "./partition.js";
+export { groupSizes, type PartitionOptions, partition } from "./partition.js";
 export { sampleWithoutReplacement } from "./sample.js";
 export { deriveSeed } from "./seed.js";
 export { seededRng } from "./seeded.js";

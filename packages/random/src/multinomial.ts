@@ -14,14 +14,16 @@ export function multinomial(
   probabilities: ArrayLike<number>,
   out: Float64Array = new Float64Array(probabilities.length),
 ): Float64Array {
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31) fail("multinomial", "n must be an integer in [0, 2^31]", n);
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31)
+    fail("multinomial", "n must be an integer in [0, 2^31]", n);
   const cells = probabilities.length;
   if (cells === 0) fail("multinomial", "probabilities must not be empty", cells);
   if (out.length !== cells) fail("multinomial", `out must have ${cells} cells`, out.length);
   let mass = 0;
   for (let i = 0; i < cells; i++) {
     const w = probabilities[i]!;
-    if (!(w >= 0) || w === Number.POSITIVE_INFINITY) fail("multinomial", `probabilities[${i}] must be finite and >= 0`, w);
+    if (!(w >= 0) || w === Number.POSITIVE_INFINITY)
+      fail("multinomial", `probabilities[${i}] must be finite and >= 0`, w);
     mass += w;
   }
   if (!(mass > 0)) fail("multinomial", "probabilities must have a positive sum", mass);

@@ -20,7 +20,8 @@ export interface PartitionOptions {
  */
 export function partition(rng: Rng, n: number, groups: number, options: PartitionOptions = {}): Uint32Array {
   if (!Number.isInteger(n) || n < 0) fail("partition", "n must be an integer >= 0", n);
-  if (!Number.isInteger(groups) || groups < 1 || groups > 2 ** 32) fail("partition", "groups must be an integer in [1, 2^32]", groups);
+  if (!Number.isInteger(groups) || groups < 1 || groups > 2 ** 32)
+    fail("partition", "groups must be an integer in [1, 2^32]", groups);
   const out = new Uint32Array(n);
   if (options.balanced) {
     for (let i = 0; i < n; i++) out[i] = i % groups;

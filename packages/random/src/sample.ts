@@ -8,8 +8,10 @@ import { uniformInt } from "./uniform-int.js";
  * O(k log k) for the sort, independent of n.
  */
 export function sampleWithoutReplacement(rng: Rng, n: number, k: number): Uint32Array {
-  if (!Number.isSafeInteger(n) || n < 0 || n > 2 ** 32) fail("sampleWithoutReplacement", "n must be an integer in [0, 2^32]", n);
-  if (!Number.isInteger(k) || k < 0 || k > n) fail("sampleWithoutReplacement", `k must be an integer in [0, n = ${n}]`, k);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 2 ** 32)
+    fail("sampleWithoutReplacement", "n must be an integer in [0, 2^32]", n);
+  if (!Number.isInteger(k) || k < 0 || k > n)
+    fail("sampleWithoutReplacement", `k must be an integer in [0, n = ${n}]`, k);
   const chosen = new Set<number>();
   for (let j = n - k; j < n; j++) {
     const t = uniformInt(rng, j + 1);

@@ -131,8 +131,16 @@ export function seededRng(seed: number, stream = 0): SeededRng {
   return new Xoshiro128(seed, stream);
 }
 
+/**
+ * A generator started from an explicit 128-bit state (four words, not all zero):
+ * for known-answer tests against the reference C implementation.
+ * @internal
+ */
+export function xoshiro128FromState(state: Uint32Array): SeededRng {
+  return new Xoshiro128(0, 0, state);
+}
+
 /** @internal exported for the float conversion shared with cryptoRng */
 export function floatFromWords(high: number, low: number): number {
   return ((high >>> 5) * 67108864 + (low >>> 6)) * TWO_POW_53_INV;
 }
-

@@ -8,7 +8,11 @@ interface RngBenchOptions {
 }
 
 /** Best-of-`repeats` throughput of `work(size)` in items per second. */
-function throughput(size: number, repeats: number, work: (size: number) => number): { perSecond: number; checksum: number } {
+function throughput(
+  size: number,
+  repeats: number,
+  work: (size: number) => number,
+): { perSecond: number; checksum: number } {
   let best = Number.POSITIVE_INFINITY;
   let checksum = 0;
   for (let r = 0; r < repeats; r++) {
@@ -33,7 +37,8 @@ function bulkWords(rng: Rng, buffer: Uint32Array) {
 
 export const rngBenchCommand: Command = {
   name: "rng-bench",
-  summary: "Measure random-source throughput (bulk uint32 words) and binomial draws per second, here and now.",
+  summary:
+    "Measure random-source throughput (bulk uint32 words) and binomial draws per second, here and now.",
   options: {
     words: { type: "integer", description: "uint32 words per measurement", default: 1 << 26, min: 1 << 16 },
     draws: { type: "integer", description: "binomial draws per measurement", default: 1_000_000, min: 1000 },

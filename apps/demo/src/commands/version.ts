@@ -1,7 +1,17 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "../cli-kit.js";
 
-const PACKAGES = ["random", "frequency-oracles", "covering-design", "marginal-algebra", "hadamard", "reconstruction", "calm-core", "baselines", "datasets"];
+const PACKAGES = [
+  "random",
+  "frequency-oracles",
+  "covering-design",
+  "marginal-algebra",
+  "hadamard",
+  "reconstruction",
+  "calm-core",
+  "baselines",
+  "datasets",
+];
 
 function packageVersion(path: URL): string {
   return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
@@ -14,7 +24,9 @@ export const versionCommand: Command = {
   run() {
     const packages: Record<string, string> = {};
     for (const name of PACKAGES) {
-      packages[`@calm-ldp/${name}`] = packageVersion(new URL(`../../../../packages/${name}/package.json`, import.meta.url));
+      packages[`@calm-ldp/${name}`] = packageVersion(
+        new URL(`../../../../packages/${name}/package.json`, import.meta.url),
+      );
     }
     return {
       name: "calm-ldp",

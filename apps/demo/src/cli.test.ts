@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { main } from "./cli.js";
+import { commands } from "./commands/index.js";
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+    err.push(String(chunk));
+    return true;
+  });
+  return { out, err };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("calm-ldp CLI", () => {
+  it("version --json prints exactly one JSON document", async () => {
+    const { out } = capture();
+    expect(await main(["version", "--json"])).toBe(0);
+    expect(out).toHaveLength(1);
+    const doc = JSON.parse(out[0]!);
+    expect(doc.name).toBe("calm-ldp");
+    expect(doc.packages["@calm-ldp/random"]).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("rng-bench --json reports the three throughput figures", async () => {
+    const { out } = capture();
+    expect(await main(["rng-bench", "--words", "65536", "--draws", "1000", "--json"])).toBe(0);
+    const doc = JSON.parse(out.join(""));
+    for (const key of ["cryptoUint32PerSecond", "seededUint32PerSecond", "binomialPerSecond"]) {
+      expect(doc[key]).toBeGreaterThan(0);
+    }
+  });
+
+  it("unknown commands and options exit non-zero with a one-line error naming them", async () => {
+    const { err } = capture();
+    expect(await main(["nope"])).toBe(2);
+    expect(await main(["version", "--bogus"])).toBe(2);
+    expect(err.join("")).toContain('unknown command "nope"');
+    expect(err.join("")).toContain("unknown option --bogus");
+    for (const line of err) expect(line.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("every command has --help", async () => {
+    const { out } = capture();
+    for (const command of commands) {
+      out.length = 0;
+      expect(await main([command.name, "--help"])).toBe(0);
+      expect(out.join("")).toContain(`calm-ldp ${command.name}`);
+    }
+  });
+});
