@@ -1,0 +1,10 @@
+export type { CoefficientIndex, FwhtOptions, FwhtScaling } from "./api.js";
+export { coefficientCount, createCoefficientIndex } from "./coefficient-index.js";
+export { InvalidParameterError } from "./errors.js";
+export { fwht } from "./fwht.js";
+export { gatherCoefficients, marginalFromRankedCoefficients } from "./gather.js";
+export { coefficientsFromMarginal, marginalFromCoefficients } from "./marginal-coefficients.js";
+export { marginalizeBinary } from "./marginalize.js";
+export { attributesToMask, maskToAttributes } from "./masks.js";
+export { hadamardSign } from "./sign.js";
+export { coefficientsFromTable } from "./table-coefficients.js";
