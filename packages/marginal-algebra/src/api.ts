@@ -107,3 +107,100 @@ export interface MarginalProtocol<Plan extends ProtocolPlan = ProtocolPlan, Repo
    */
   simulate?(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
 }
+
+/**
+ * How an attribute is given to `createSchema`: with its labels, or with a
+ * cardinality only (labels then default to "0", "1", ..., "c-1").
+ */
+export type AttributeSpec = Attribute | { readonly name: string; readonly cardinality: number };
+
+/**
+ * Data for `createRecordStore`: record-major rows (`rows[r][i]` = record r's value
+ * of attribute i) or attribute-major columns (`columns[i][r]`).
+ */
+export type RecordStoreInput =
+  | { readonly rows: readonly ArrayLike<number>[] }
+  | { readonly columns: readonly ArrayLike<number>[] };
+
+/**
+ * The binary encoding of a schema: source attribute i (cardinality c_i) becomes
+ * `bits[i] = ceil(log2 c_i)` binary attributes, at indices `offsets[i] ..
+ * offsets[i] + bits[i] - 1` of `schema`, most significant bit first, so that the
+ * bits of a value read left to right are its base-2 digits. Codes `>= c_i` do not
+ * encode any value.
+ */
+export interface BinaryEncoding {
+  /** The schema that was encoded. */
+  readonly source: Schema;
+  /** The binary schema (every cardinality 2). */
+  readonly schema: Schema;
+  /** Bits per source attribute: `ceil(log2 c_i)`. */
+  readonly bits: readonly number[];
+  /** Index in `schema` of the most significant bit of each source attribute. */
+  readonly offsets: readonly number[];
+}
+
+/** A binary-encoded table decoded back onto source attributes. */
+export interface DecodedTable {
+  /** The table over the source attributes (cells of codes that encode a value). */
+  readonly table: MarginalTable;
+  /** Mass the encoded table put on codes that encode no value (left out of `table`). */
+  readonly invalidMass: number;
+}
+
+/**
+ * Non-negativity methods of ALGORITHMS.md §3.3; every one keeps the table total.
+ * - `ripple`: zero a negative cell, take its mass evenly out of its neighbours; repeat.
+ * - `norm-sub`: subtract one constant from every cell and clip at 0 so the total is kept.
+ * - `norm-cut`: zero negative cells, remove the same mass from the smallest positive cells upward.
+ */
+export type NonNegativityMethod = "ripple" | "norm-sub" | "norm-cut";
+
+/** Options of `ripple`. */
+export interface RippleOptions {
+  /**
+   * A cell ripples while it is below `-threshold * |total|` (default 1e-12). The
+   * negatives left above that bound are then zeroed and their mass taken from the
+   * positive cells in proportion to their size, so the output is exactly non-negative.
+   */
+  readonly threshold?: number;
+  /** Cap on ripple moves (default 1000 * cells); the same final clean-up applies when it is reached. */
+  readonly maxSteps?: number;
+}
+
+/** Options of `makeNonNegative`. */
+export interface NonNegativityOptions extends RippleOptions {
+  /** Default: the method chosen by the measured comparison (see the package README). */
+  readonly method?: NonNegativityMethod;
+}
+
+/** Options of `postProcessViews` (alternating consistency and non-negativity, §3.3). */
+export interface PostProcessOptions extends NonNegativityOptions {
+  /** Cap on rounds (one round = consistency, then non-negativity if a cell is negative). Default 30. */
+  readonly maxRounds?: number;
+  /**
+   * A cell counts as negative below `-tolerance * |view total|` (default 1e-12):
+   * consistency moves mass by floating-point amounts, so exact zeros come back as
+   * tiny negatives.
+   */
+  readonly tolerance?: number;
+}
+
+/** What `postProcessViews` returns: the views and what is left of the two constraints. */
+export interface PostProcessResult {
+  /** New views (the input is not modified), in input order. */
+  readonly views: MarginalTable[];
+  /** Rounds run (each begins with a consistency step). */
+  readonly rounds: number;
+  /** True when the last consistency step left no negative cell: the views are consistent and non-negative. */
+  readonly converged: boolean;
+  /** Negative cells left (below the tolerance) in the returned views. */
+  readonly negativeCells: number;
+  /** Sum of |negative cells| left in the returned views (same unit as the views). */
+  readonly negativeMass: number;
+  /**
+   * Largest disagreement left between two views on a shared attribute set: max over
+   * sets in the intersection closure and cells of (max_i T_i - min_i T_i).
+   */
+  readonly maxInconsistency: number;
+}

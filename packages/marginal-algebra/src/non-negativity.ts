@@ -1,0 +1,40 @@
+import type { MarginalTable, NonNegativityMethod, NonNegativityOptions } from "./api.js";
+import { fail } from "./errors.js";
+import { normCutCells } from "./norm-cut.js";
+import { normSubCells } from "./norm-sub.js";
+import { rippleCells } from "./ripple.js";
+import { copyTable } from "./table.js";
+
+/**
+ * The default non-negativity method, chosen by the measured SSE comparison in
+ * apps/demo/experiments/nonnegativity.ts (results in the package README).
+ */
+export const DEFAULT_NON_NEGATIVITY: NonNegativityMethod = "norm-sub";
+
+const METHODS: readonly NonNegativityMethod[] = ["ripple", "norm-sub", "norm-cut"];
+
+/** @internal Apply a method in place to one table's cells. */
+export function nonNegativeCells(
+  cells: Float64Array,
+  cardinalities: readonly number[],
+  options: NonNegativityOptions,
+  where: string,
+): void {
+  const method = options.method ?? DEFAULT_NON_NEGATIVITY;
+  if (method === "norm-sub") normSubCells(cells, where);
+  else if (method === "norm-cut") normCutCells(cells, where);
+  else if (method === "ripple") rippleCells(cells, cardinalities, options, where);
+  else fail(where, `method must be one of ${METHODS.join(", ")}`, method);
+}
+
+/**
+ * Make one table non-negative with the chosen method (default
+ * {@link DEFAULT_NON_NEGATIVITY}), keeping its total (ALGORITHMS.md §3.3). Returns a
+ * new table. Cost: O(N log N) for norm-sub and norm-cut, O(steps * sum_j (c_j - 1)
+ * + N) for ripple.
+ */
+export function makeNonNegative(table: MarginalTable, options: NonNegativityOptions = {}): MarginalTable {
+  const out = copyTable(table);
+  nonNegativeCells(out.cells, out.cardinalities, options, "makeNonNegative");
+  return out;
+}
