@@ -149,6 +149,18 @@ export interface DecodedTable {
 }
 
 /**
+ * How `makeConsistent` computes the §3.2 step: `"steps"` runs the ordered loop
+ * over the intersection closure literally; `"components"` (default) computes the
+ * same result in interaction coordinates, much faster.
+ */
+export type ConsistencyMethod = "components" | "steps";
+
+/** Options of `makeConsistent`. */
+export interface ConsistencyOptions {
+  readonly method?: ConsistencyMethod;
+}
+
+/**
  * Non-negativity methods of ALGORITHMS.md §3.3; every one keeps the table total.
  * - `ripple`: zero a negative cell, take its mass evenly out of its neighbours; repeat.
  * - `norm-sub`: subtract one constant from every cell and clip at 0 so the total is kept.
@@ -176,6 +188,8 @@ export interface NonNegativityOptions extends RippleOptions {
 
 /** Options of `postProcessViews` (alternating consistency and non-negativity, §3.3). */
 export interface PostProcessOptions extends NonNegativityOptions {
+  /** How the consistency step is computed (default "components"; same result as "steps"). */
+  readonly consistency?: ConsistencyMethod;
   /** Cap on rounds (one round = consistency, then non-negativity if a cell is negative). Default 30. */
   readonly maxRounds?: number;
   /**
@@ -199,8 +213,8 @@ export interface PostProcessResult {
   /** Sum of |negative cells| left in the returned views (same unit as the views). */
   readonly negativeMass: number;
   /**
-   * Largest disagreement left between two views on a shared attribute set: max over
-   * sets in the intersection closure and cells of (max_i T_i - min_i T_i).
+   * What is left of inconsistency: the largest change one more consistency step
+   * would make to any cell (same unit as the views; 0 up to rounding when converged).
    */
   readonly maxInconsistency: number;
 }

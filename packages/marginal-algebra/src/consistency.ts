@@ -1,5 +1,7 @@
-import type { MarginalTable } from "./api.js";
-import { applyConsistency, consistencyPlan, planInconsistency } from "./consistency-plan.js";
+import type { ConsistencyOptions, MarginalTable } from "./api.js";
+import { applyComponentConsistency, componentPlan } from "./consistency-components.js";
+import { applyConsistency, consistencyPlan } from "./consistency-steps.js";
+import { fail } from "./errors.js";
 import { copyTable } from "./table.js";
 
 /**
@@ -13,33 +15,61 @@ import { copyTable } from "./table.js";
  * `(T[c] - T_i[c]) / C_i` to every cell of V_i that maps to cell c of A.
  *
  * Returns new views (input untouched) in input order, same unit. The empty-set
- * step equalises totals (to the weighted mean total). Processing in this order,
- * a later step never undoes an earlier one, so one pass leaves every pair of views
- * agreeing on every shared attribute set. Views must share one unit and agree on
- * the cardinality of shared attributes. Cost O(|closure| m d/32) to plan, plus
- * O(sum over closure sets A of sum over views V ⊇ A of |V|) to apply.
+ * step equalises totals (to the weighted mean total). In this order a later step
+ * never undoes an earlier one, so one pass leaves every pair of views agreeing on
+ * every shared attribute set. Views must share one unit and agree on the
+ * cardinality of shared attributes.
+ *
+ * Two computations of the same result (equal up to rounding, tested to 1e-12):
+ * - `method: "steps"`: the loop above, literally. Cost O(|closure| m d/32) to build
+ *   the closure, plus O(sum over closure sets A of sum over views V ⊇ A of |V|).
+ * - `method: "components"` (default): in interaction coordinates (a per-axis
+ *   sum/deviation transform), where the ordered pass amounts to replacing each
+ *   interaction block beta by its average over the views containing beta with
+ *   weights ∝ 1/|V| (derivation in consistency-components.ts). Cost
+ *   O(sum_V |V| k_V + sum_V 2^k_V): for 1,048 binary 8-way views over 32
+ *   attributes, milliseconds instead of seconds.
  */
-export function makeConsistent(views: readonly MarginalTable[]): MarginalTable[] {
-  const plan = consistencyPlan(views, "makeConsistent");
+export function makeConsistent(
+  views: readonly MarginalTable[],
+  options: ConsistencyOptions = {},
+): MarginalTable[] {
+  const method = options.method ?? "components";
   const out = views.map(copyTable);
-  applyConsistency(
-    plan,
-    out.map((view) => view.cells),
-  );
+  const cells = out.map((view) => view.cells);
+  if (method === "components") {
+    applyComponentConsistency(componentPlan(views, "makeConsistent"), cells, cells);
+  } else if (method === "steps") {
+    applyConsistency(consistencyPlan(views, "makeConsistent"), cells);
+  } else {
+    fail("makeConsistent", 'method must be "components" or "steps"', method);
+  }
   return out;
 }
 
 /**
- * How far views are from consistent: the largest difference, over every attribute
- * set in the intersection closure of their attribute sets (with the empty set,
- * i.e. totals) and every cell of it, between two views' projections. 0 (up to
- * rounding) after {@link makeConsistent}. Same unit as the views. Same cost as
- * {@link makeConsistent}.
+ * How far views are from consistent: the largest change, over all views and
+ * cells, that one consistency step ({@link makeConsistent}) would make. 0 exactly
+ * when every pair of views agrees on every shared attribute set (up to rounding,
+ * ~1e-16 per unit of total). Same unit as the views. O(sum_V |V| k_V + sum_V 2^k_V).
  */
 export function maxInconsistency(views: readonly MarginalTable[]): number {
-  const plan = consistencyPlan(views, "maxInconsistency");
-  return planInconsistency(
-    plan,
-    views.map((view) => view.cells),
-  );
+  const plan = componentPlan(views, "maxInconsistency");
+  const cells = views.map((view) => view.cells);
+  const out = views.map((view) => new Float64Array(view.cells.length));
+  applyComponentConsistency(plan, cells, out);
+  return largestChange(cells, out);
+}
+
+/** @internal max over views and cells of |a - b|. */
+export function largestChange(a: readonly Float64Array[], b: readonly Float64Array[]): number {
+  let worst = 0;
+  a.forEach((cells, v) => {
+    const other = b[v]!;
+    for (let u = 0; u < cells.length; u++) {
+      const change = Math.abs(cells[u] - other[u]);
+      if (change > worst) worst = change;
+    }
+  });
+  return worst;
 }

@@ -30,7 +30,7 @@ export function nonNegativeCells(
 /**
  * Make one table non-negative with the chosen method (default
  * {@link DEFAULT_NON_NEGATIVITY}), keeping its total (ALGORITHMS.md §3.3). Returns a
- * new table. Cost: O(N log N) for norm-sub and norm-cut, O(steps * sum_j (c_j - 1)
+ * new table. Cost: O(N) per iteration (few) for norm-sub, O(N log N) for norm-cut, O(steps * sum_j (c_j - 1)
  * + N) for ripple.
  */
 export function makeNonNegative(table: MarginalTable, options: NonNegativityOptions = {}): MarginalTable {

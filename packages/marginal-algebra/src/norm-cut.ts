@@ -11,24 +11,53 @@ import { copyTable } from "./table.js";
 export function normCutCells(cells: Float64Array, where = "normCut"): void {
   let mass = 0;
   let total = 0;
-  const positive: number[] = [];
+  let positives = 0;
   for (let u = 0; u < cells.length; u++) {
     total += cells[u];
-    if (cells[u] < 0) {
-      mass -= cells[u];
-      cells[u] = 0;
-    } else if (cells[u] > 0) positive.push(u);
+    if (cells[u] < 0) mass -= cells[u];
+    else if (cells[u] > 0) positives++;
   }
   if (mass === 0) return;
   if (!(total >= 0)) fail(where, "the table total must be >= 0 to be kept by a non-negative table", total);
-  positive.sort((a, b) => cells[a] - cells[b] || a - b);
-  for (const u of positive) {
-    if (cells[u] <= mass) {
-      mass -= cells[u];
+  // Sorted positive values (a numeric typed-array sort, no comparator).
+  const sorted = new Float64Array(positives);
+  let at = 0;
+  for (let u = 0; u < cells.length; u++) {
+    if (cells[u] < 0) cells[u] = 0;
+    else if (cells[u] > 0) sorted[at++] = cells[u];
+  }
+  sorted.sort();
+  // The cut value: every positive cell below it is zeroed; of the cells equal to it,
+  // the first `equalZeroed` (in index order) are zeroed and the next loses `rest`.
+  let cut = Number.POSITIVE_INFINITY;
+  let rest = 0;
+  let below = 0;
+  for (let j = 0; j < sorted.length; j++) {
+    if (sorted[j] <= mass) {
+      mass -= sorted[j];
+      continue;
+    }
+    cut = sorted[j];
+    rest = mass;
+    below = j;
+    break;
+  }
+  if (cut === Number.POSITIVE_INFINITY) {
+    cells.fill(0);
+    return;
+  }
+  let equalZeroed = 0;
+  for (let j = 0; j < below; j++) if (sorted[j] === cut) equalZeroed++;
+  for (let u = 0; u < cells.length; u++) {
+    const x = cells[u];
+    if (x <= 0 || x > cut) continue;
+    if (x < cut) cells[u] = 0;
+    else if (equalZeroed > 0) {
       cells[u] = 0;
-    } else {
-      cells[u] -= mass;
-      return;
+      equalZeroed--;
+    } else if (rest >= 0) {
+      cells[u] = x - rest;
+      rest = -1;
     }
   }
 }

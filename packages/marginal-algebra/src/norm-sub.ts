@@ -5,9 +5,12 @@ import { copyTable } from "./table.js";
 /**
  * @internal Norm-Sub in place on cells: find `delta` with
  * `sum_i max(x_i - delta, 0) = total` and set `x_i <- max(x_i - delta, 0)`.
- * Sorted closed form: with cells sorted descending and prefix sums S_j, delta =
- * (S_j - total) / j for the largest j with x_(j) > (S_j - total) / j. O(N log N);
- * O(N) when no cell is negative (then nothing changes).
+ * delta solves the piecewise-linear equation exactly by Michelot's iteration
+ * (Michelot, JOTA 50(1), 1986): with the active cells {x_i > delta}, set
+ * `delta <- (sum of active - total) / #active`; delta only grows and the active
+ * set only shrinks, so it stops, exactly, when the active set is unchanged. Each
+ * iteration O(N); a handful are needed when few cells are negative. O(N) when no
+ * cell is negative (then nothing changes).
  */
 export function normSubCells(cells: Float64Array, where = "normSub"): void {
   let total = 0;
@@ -22,14 +25,21 @@ export function normSubCells(cells: Float64Array, where = "normSub"): void {
     cells.fill(0);
     return;
   }
-  const sorted = Float64Array.from(cells).sort().reverse();
-  let prefix = 0;
   let delta = 0;
-  for (let j = 0; j < sorted.length; j++) {
-    prefix += sorted[j];
-    const candidate = (prefix - total) / (j + 1);
-    if (sorted[j] > candidate) delta = candidate;
-    else break;
+  let active = -1;
+  for (;;) {
+    let sum = 0;
+    let count = 0;
+    for (let u = 0; u < cells.length; u++) {
+      if (cells[u] > delta) {
+        sum += cells[u];
+        count++;
+      }
+    }
+    const next = (sum - total) / count;
+    if (count === active || !(next > delta)) break;
+    active = count;
+    delta = next;
   }
   for (let u = 0; u < cells.length; u++) cells[u] = cells[u] > delta ? cells[u] - delta : 0;
 }
@@ -39,7 +49,7 @@ export function normSubCells(cells: Float64Array, where = "normSub"): void {
  * frequency estimation with consistency", NDSS 2020): subtract one constant delta
  * from every cell and clip at 0, delta chosen so the total is kept
  * (`sum max(x_i - delta, 0) = total`). Returns a new table; a table without
- * negative cells comes back unchanged. The total must be >= 0. O(N log N).
+ * negative cells comes back unchanged. The total must be >= 0. O(N) per Michelot iteration (few).
  */
 export function normSub(table: MarginalTable): MarginalTable {
   const out = copyTable(table);

@@ -1,5 +1,7 @@
 import type { MarginalTable, PostProcessOptions, PostProcessResult } from "./api.js";
-import { applyConsistency, consistencyPlan, planInconsistency } from "./consistency-plan.js";
+import { largestChange } from "./consistency.js";
+import { applyComponentConsistency, componentPlan } from "./consistency-components.js";
+import { applyConsistency, consistencyPlan } from "./consistency-steps.js";
 import { fail } from "./errors.js";
 import { nonNegativeCells } from "./non-negativity.js";
 import { copyTable } from "./table.js";
@@ -28,11 +30,12 @@ function negatives(cells: readonly Float64Array[], tolerance: number): { count: 
  * loop stops; otherwise every view is made non-negative (the chosen method, total
  * kept) and the next round begins, up to `maxRounds` (default 30). When the cap is
  * reached the views end non-negative but possibly slightly inconsistent; the
- * result reports what is left (negative cells and mass, largest disagreement).
+ * result reports what is left (negative cells and mass, and the largest change
+ * one more consistency step would make).
  *
- * Returns new views; the input is untouched. The consistency plan (intersection
- * closure and index maps) is built once. Cost per round: one consistency pass
- * (see `makeConsistent`) plus one non-negativity pass per view.
+ * Returns new views; the input is untouched. The consistency plan is built once.
+ * Cost per round: one consistency pass (see `makeConsistent`) plus one
+ * non-negativity pass per view.
  */
 export function postProcessViews(
   views: readonly MarginalTable[],
@@ -40,18 +43,33 @@ export function postProcessViews(
 ): PostProcessResult {
   const maxRounds = options.maxRounds ?? 30;
   const tolerance = options.tolerance ?? 1e-12;
+  const method = options.consistency ?? "components";
   if (!Number.isInteger(maxRounds) || maxRounds < 1)
     fail("postProcessViews", "maxRounds must be an integer >= 1", maxRounds);
   if (!(tolerance >= 0) || !Number.isFinite(tolerance))
     fail("postProcessViews", "tolerance must be a finite number >= 0", tolerance);
-  const plan = consistencyPlan(views, "postProcessViews");
+  if (method !== "components" && method !== "steps")
+    fail("postProcessViews", 'consistency must be "components" or "steps"', method);
   const out = views.map(copyTable);
   const cells = out.map((view) => view.cells);
+  let consistent: (into: readonly Float64Array[]) => void;
+  if (method === "components") {
+    const plan = componentPlan(views, "postProcessViews");
+    consistent = (into) => applyComponentConsistency(plan, cells, into);
+  } else {
+    const plan = consistencyPlan(views, "postProcessViews");
+    consistent = (into) => {
+      into.forEach((target, v) => {
+        if (target !== cells[v]) target.set(cells[v]!);
+      });
+      applyConsistency(plan, into);
+    };
+  }
   let rounds = 0;
   let converged = false;
   while (rounds < maxRounds) {
     rounds++;
-    applyConsistency(plan, cells);
+    consistent(cells);
     if (negatives(cells, tolerance).count === 0) {
       converged = true;
       break;
@@ -61,12 +79,14 @@ export function postProcessViews(
     });
   }
   const left = negatives(cells, tolerance);
+  const probe = cells.map((view) => new Float64Array(view.length));
+  consistent(probe);
   return {
     views: out,
     rounds,
     converged,
     negativeCells: left.count,
     negativeMass: left.mass,
-    maxInconsistency: planInconsistency(plan, cells),
+    maxInconsistency: largestChange(cells, probe),
   };
 }

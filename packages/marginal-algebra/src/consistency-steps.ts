@@ -1,8 +1,7 @@
 import type { MarginalTable } from "./api.js";
 import { positionsIn } from "./attribute-set.js";
-import { fail } from "./errors.js";
 import { cachedProjectionMap } from "./projection-map.js";
-import { validateTable } from "./table.js";
+import { checkViews } from "./view-check.js";
 
 /** @internal One step of §3.2: an attribute set and the views that contain it. */
 export interface ConsistencyStep {
@@ -54,32 +53,18 @@ function attributesOf(mask: Uint32Array): number[] {
  * relation). O(|closure| m (d / 32)) for the closure plus the projection maps.
  */
 export function consistencyPlan(views: readonly MarginalTable[], where: string): ConsistencyPlan {
-  if (!views || views.length === 0) fail(where, "views must be a non-empty array of tables", views);
-  const cardinalityOf = new Map<number, number>();
-  const unit = views[0]!.unit;
-  let maxAttribute = -1;
-  views.forEach((view, i) => {
-    validateTable(view, where);
-    if (view.unit !== unit)
-      fail(where, `every view must have the unit of view 0 (${unit}); view ${i} has`, view.unit);
-    view.attributes.forEach((a, j) => {
-      const c = view.cardinalities[j]!;
-      const known = cardinalityOf.get(a);
-      if (known !== undefined && known !== c)
-        fail(where, `attribute ${a} must have one cardinality (${known}) in every view`, c);
-      cardinalityOf.set(a, c);
-      if (a > maxAttribute) maxAttribute = a;
-    });
-  });
+  const { cardinalityOf, maxAttribute } = checkViews(views, where);
   const words = Math.max(1, (maxAttribute >>> 5) + 1);
   const viewMasks = views.map((view) => maskOf(view.attributes, words));
 
   // Closure under intersection: every intersection of some views is reached by
   // intersecting a known set with one more view.
-  const closure = new Map<string, Uint32Array>();
   const queue: Uint32Array[] = [];
+  const keyOf =
+    words === 1 ? (mask: Uint32Array): number | string => mask[0]! : (mask: Uint32Array) => mask.join(",");
+  const closure = new Map<number | string, Uint32Array>();
   const add = (mask: Uint32Array) => {
-    const key = mask.join(",");
+    const key = keyOf(mask);
     if (!closure.has(key)) {
       closure.set(key, mask);
       queue.push(mask);
@@ -92,8 +77,7 @@ export function consistencyPlan(views: readonly MarginalTable[], where: string):
     const mask = queue[q]!;
     for (const viewMask of viewMasks) {
       for (let w = 0; w < words; w++) scratch[w] = mask[w]! & viewMask[w]!;
-      const key = scratch.join(",");
-      if (!closure.has(key)) add(Uint32Array.from(scratch));
+      if (!closure.has(keyOf(scratch))) add(Uint32Array.from(scratch));
     }
   }
 
@@ -158,37 +142,4 @@ export function applyConsistency(plan: ConsistencyPlan, cells: readonly Float64A
       for (let u = 0; u < view.length; u++) view[u] += projection[map[u]];
     }
   }
-}
-
-/**
- * @internal Largest disagreement between views on the plan's sets: max over steps
- * and cells of (max_i T_i[c] - min_i T_i[c]). O(sum over steps and members of |V_i|).
- */
-export function planInconsistency(plan: ConsistencyPlan, cells: readonly Float64Array[]): number {
-  let worst = 0;
-  let low = new Float64Array(64);
-  let high = new Float64Array(64);
-  let projection = new Float64Array(64);
-  for (const step of plan.steps) {
-    const size = step.size;
-    if (low.length < size) {
-      low = new Float64Array(size);
-      high = new Float64Array(size);
-      projection = new Float64Array(size);
-    }
-    low.fill(Number.POSITIVE_INFINITY, 0, size);
-    high.fill(Number.NEGATIVE_INFINITY, 0, size);
-    step.members.forEach((i, j) => {
-      const view = cells[i]!;
-      const map = step.maps[j]!;
-      projection.fill(0, 0, size);
-      for (let u = 0; u < view.length; u++) projection[map[u]] += view[u];
-      for (let c = 0; c < size; c++) {
-        if (projection[c] < low[c]) low[c] = projection[c];
-        if (projection[c] > high[c]) high[c] = projection[c];
-      }
-    });
-    for (let c = 0; c < size; c++) if (high[c] - low[c] > worst) worst = high[c] - low[c];
-  }
-  return worst;
 }
