@@ -1,0 +1,19 @@
+import type { FrequencyOracle, OracleOptions } from "./api.js";
+import { defineOracle } from "./define-oracle.js";
+import { fail } from "./errors.js";
+import { type LocalHashReport, localHashCore } from "./local-hash.js";
+import { checkDomain, checkEps } from "./params.js";
+
+/**
+ * Binary local hashing (BLH; Bassily and Smith 2015, as analysed by Wang et al.
+ * 2017): local hashing with g = 2, i.e. a seeded hash to one bit sent through
+ * binary randomized response. p = e^eps / (e^eps + 1), q = 1/2; variance
+ * `(e^eps + 1)^2 / (n (e^eps - 1)^2)`. Client O(1), server O(D) per report.
+ */
+export function createBlh(options: OracleOptions): FrequencyOracle<LocalHashReport> {
+  if (options == null || typeof options !== "object")
+    fail("createBlh", "options must be an object { eps, domain }", options);
+  const eps = checkEps("createBlh", options.eps);
+  const domain = checkDomain("createBlh", options.domain);
+  return defineOracle(localHashCore("blh", eps, domain, 2));
+}

@@ -1,0 +1,129 @@
+import { createBernoulli, seededRng, uniformIntSampler } from "@calm-ldp/random";
+import { describe, expect, it } from "vitest";
+import type { FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
+import { defineOracle } from "./define-oracle.js";
+import { InvalidParameterError, MalformedReportError } from "./errors.js";
+import { describeOracleContract } from "./testing/index.js";
+
+// The walk-through oracle of CONTRIBUTING.md ("Adding an oracle"), verbatim: a
+// direct-encoding oracle written with only the required core methods. Keep the
+// two in sync; this file proves the walk-through runs and passes the contract.
+function createDirectExample({ eps, domain }: OracleOptions): FrequencyOracle<number> {
+  const p = Math.exp(eps) / (Math.exp(eps) + domain - 1);
+  const q = (1 - p) / (domain - 1);
+  const keep = createBernoulli(p); // exact: integer threshold, ties refined
+  const other = uniformIntSampler(domain - 1); // exact: rejection, no modulo bias
+  return defineOracle<number>({
+    id: "direct-example",
+    mechanism: "direct-example",
+    eps,
+    domain,
+    p,
+    q,
+    stride: 1, // one uint32 word per packed report
+    perturbInto(values, start, end, out, rng) {
+      for (let i = start; i < end; i++) {
+        const value = values[i]!;
+        if (keep.sample(rng)) {
+          out[i - start] = value;
+        } else {
+          const r = other(rng);
+          out[i - start] = r >= value ? r + 1 : r; // uniform over the D - 1 other values
+        }
+      }
+    },
+    toWords(report, out, offset) {
+      if (!Number.isInteger(report) || report < 0 || report >= 2 ** 32) {
+        throw new MalformedReportError("direct-example.toWords: a report is an integer in [0, D)", "type");
+      }
+      out[offset] = report;
+    },
+    fromWords: (words, offset) => words[offset]!,
+    checkWords: (words, offset) =>
+      words[offset]! < domain ? undefined : `value ${words[offset]} is not in [0, ${domain})`,
+    supportsAt: (words, offset, value) => words[offset] === value,
+    privacyLaw: () => ({
+      kind: "categorical",
+      outputs: domain,
+      probabilities(value, out) {
+        out.fill(q);
+        out[value] = p;
+        return out;
+      },
+    }),
+  });
+}
+
+describeOracleContract("direct-example (CONTRIBUTING walk-through)", createDirectExample, {
+  configs: [
+    { eps: 1, domain: 8 },
+    { eps: 2, domain: 5 },
+  ],
+});
+
+describe("defineOracle", () => {
+  const base = (): OracleCore<number> => {
+    const oracle = createDirectExample({ eps: 1, domain: 4 });
+    return {
+      id: "ok",
+      mechanism: "ok",
+      eps: 1,
+      domain: 4,
+      p: oracle.p,
+      q: oracle.q,
+      stride: 1,
+      perturbInto: () => {},
+      toWords: () => {},
+      fromWords: () => 0,
+      checkWords: () => undefined,
+      supportsAt: () => false,
+      privacyLaw: () => oracle.privacyLaw(),
+    };
+  };
+
+  it("validates the core, naming the violated condition", () => {
+    expect(() => defineOracle({ ...base(), id: "Bad Id" })).toThrow(
+      /defineOracle: id must be 1\.\.32 characters of \[a-z0-9-\] \(got "Bad Id"\)/,
+    );
+    expect(() => defineOracle({ ...base(), p: 0.1, q: 0.2 })).toThrow(
+      /p and q must be probabilities with p > q/,
+    );
+    expect(() => defineOracle({ ...base(), stride: 0 })).toThrow(InvalidParameterError);
+    expect(() => defineOracle({ ...base(), eps: 0 })).toThrow(
+      /defineOracle: eps must be a finite number in \(0, 20\] \(got 0\)/,
+    );
+    expect(() => defineOracle({ ...base(), simulateCounts: () => {} })).toThrow(
+      /must declare its simulation law/,
+    );
+    expect(() => defineOracle({ ...base(), parameters: { g: Number.NaN } })).toThrow(InvalidParameterError);
+  });
+
+  it("fingerprints the parameter text", () => {
+    const oracle = defineOracle({ ...base(), parameters: { zeta: 2, alpha: 1 } });
+    expect(oracle.parameterText).toBe("ok/ok/D=4/eps=1/alpha=1/zeta=2");
+    expect(oracle.fingerprint).not.toBe(defineOracle(base()).fingerprint);
+    expect(Object.isFrozen(oracle)).toBe(true);
+  });
+
+  it("rejects reports of the wrong shape before counting", () => {
+    const oracle = createDirectExample({ eps: 1, domain: 4 });
+    const aggregator = oracle.createAggregator();
+    expect(() => aggregator.add(-1)).toThrow(MalformedReportError);
+    expect(() => aggregator.add(4)).toThrow(
+      /direct-example\.add: value 4 is not in \[0, 4\); nothing was counted/,
+    );
+    const batch = oracle.perturbBatch([0, 1, 2, 3], seededRng(1));
+    const corrupt = { ...batch, words: batch.words.slice() };
+    corrupt.words[2] = 9;
+    expect(() => aggregator.addBatch(corrupt)).toThrow(
+      /report 2 of the batch: value 9 is not in \[0, 4\); nothing was counted/,
+    );
+    expect(() => aggregator.addBatch({ ...batch, count: 5 })).toThrow(/needs 5 words/);
+    expect(() => aggregator.addCounts([1, 2, 3], 5)).toThrow(InvalidParameterError);
+    expect(() => aggregator.addCounts([1, 2, 3, 6], 5)).toThrow(
+      /supportCounts\[3\] must be an integer in \[0, reports = 5\]/,
+    );
+    expect(aggregator.reports).toBe(0);
+    expect(() => aggregator.estimate()).toThrow(/estimate: reports must be a finite number > 0 \(got 0\)/);
+  });
+});

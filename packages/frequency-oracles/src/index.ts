@@ -1,0 +1,54 @@
+export { adaptiveMechanism, createAdaptive } from "./adaptive.js";
+export type {
+  CategoricalLaw,
+  EmpiricalAuditOptions,
+  EmpiricalAuditResult,
+  ExactPrivacyOptions,
+  FrequencyOracle,
+  IndependentBitsLaw,
+  LocalHashOptions,
+  MembershipLaw,
+  OracleAggregator,
+  OracleCore,
+  OracleName,
+  OracleOptions,
+  PrivacyLaw,
+  PublicSeedLaw,
+  ReportBatch,
+  SimulationLaw,
+  SubsetSelectionOptions,
+} from "./api.js";
+export { betaQuantile, logGamma, regularizedBeta } from "./beta.js";
+export { createBlh } from "./blh.js";
+export { clipAndRenormalise } from "./clip.js";
+export { clopperPearson, clopperPearsonLower, clopperPearsonUpper } from "./clopper-pearson.js";
+export { defineOracle } from "./define-oracle.js";
+export { empiricalAudit } from "./empirical-audit.js";
+export { InvalidParameterError, MalformedReportError, type MalformedReportProblem } from "./errors.js";
+export { supportEstimate, supportVariance } from "./estimate.js";
+export { EXACT_PRIVACY_TOLERANCE, exactWorstLogRatio } from "./exact-privacy.js";
+export { fnv1a32, parameterText } from "./fingerprint.js";
+export { walshHadamard } from "./fwht.js";
+export { createGrr } from "./grr.js";
+export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";
+export { createHr, MAX_HR_DOMAIN } from "./hr.js";
+export type { LocalHashReport } from "./local-hash.js";
+export { normSub } from "./norm-sub.js";
+export { createOlh, MAX_HASH_RANGE } from "./olh.js";
+export { createOue } from "./oue.js";
+export { MAX_DOMAIN, MAX_EPS } from "./params.js";
+export {
+  type CreateOracleOptions,
+  createOracle,
+  isOracleName,
+  ORACLE_NAMES,
+  type OracleFactory,
+  oracleFactories,
+} from "./registry.js";
+export { createRr } from "./rr.js";
+export { projectOntoSimplex } from "./simplex.js";
+export { simulateSupportPerCell } from "./simulate.js";
+export { createSs, defaultSubsetSize, MAX_SS_DOMAIN, subsetSelectionProbabilities } from "./ss.js";
+export { createSue } from "./sue.js";
+export { decodeReportWords, encodeReportWords, REPORT_FORMAT_VERSION, REPORT_MAGIC } from "./wire.js";
+export { valueCounts, zipfValues, zipfWeights } from "./zipf.js";

@@ -1,0 +1,22 @@
+import type { FrequencyOracle, OracleOptions } from "./api.js";
+import { defineOracle } from "./define-oracle.js";
+import { fail } from "./errors.js";
+import { checkDomain, checkEps } from "./params.js";
+import { unaryCore } from "./unary.js";
+
+/**
+ * Symmetric unary encoding (SUE; basic one-time RAPPOR, "PRR"), ALGORITHMS.md §2:
+ * every bit of the one-hot vector goes through randomized response with eps/2, so
+ * p = e^(eps/2) / (e^(eps/2) + 1) and q = 1 - p. Report: a bitset of ceil(D/32)
+ * words. Variance `e^(eps/2) / (n (e^(eps/2) - 1)^2)`. Client O(D) per user,
+ * server O(set bits) per report.
+ */
+export function createSue(options: OracleOptions): FrequencyOracle<Uint32Array> {
+  if (options == null || typeof options !== "object")
+    fail("createSue", "options must be an object { eps, domain }", options);
+  const eps = checkEps("createSue", options.eps);
+  const domain = checkDomain("createSue", options.domain, 2, 2 ** 24);
+  const half = Math.exp(eps / 2);
+  const p = half / (half + 1);
+  return defineOracle(unaryCore("sue", "sue", eps, domain, p, 1 / (half + 1)));
+}

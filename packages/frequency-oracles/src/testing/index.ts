@@ -1,0 +1,7 @@
+export {
+  type ContractConfig,
+  contractHistogram,
+  describeOracleContract,
+  type OracleContractOptions,
+  valuesFromHistogram,
+} from "./contract.js";
