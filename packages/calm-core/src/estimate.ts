@@ -1,0 +1,98 @@
+import {
+  createTable,
+  type MarginalSynopsis,
+  type MarginalTable,
+  type PostProcessOptions,
+  type PostProcessResult,
+  postProcessViews,
+  uniformTable,
+} from "@calm-ldp/marginal-algebra";
+import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
+import type { CalmAggregator } from "./aggregator.js";
+import type { CalmPlan } from "./api.js";
+import { InvalidParameterError } from "./errors.js";
+
+/** Options of {@link estimateCalm}. */
+export interface CalmEstimateOptions {
+  /** Run consistency and non-negativity on the views (default true). */
+  postProcess?: boolean;
+  /** Options of the alternating consistency / non-negativity loop (method, rounds, ...). */
+  postProcessOptions?: PostProcessOptions;
+  /** Options of the maximum-entropy fit for queries no view covers. */
+  maxEntropy?: Omit<MaxEntropyOptions, "cardinalities">;
+}
+
+/** The answer to one query, with how it was obtained. */
+export interface CalmAnswer {
+  table: MarginalTable;
+  /** "projection" when a view covers the query, "maxent" otherwise. */
+  method: "projection" | "maxent";
+  /** Diagnostics of the reconstruction (iterations, residual, consistency). */
+  diagnostics: MaxEntropyResult;
+}
+
+/** What the server releases: the post-processed views, answering any marginal query. */
+export interface CalmSynopsis extends MarginalSynopsis {
+  readonly plan: CalmPlan;
+  /** The views after consistency and non-negativity (fractions). */
+  readonly views: readonly MarginalTable[];
+  /** The views as estimated by their oracles (unbiased, may be negative). */
+  readonly rawViews: readonly MarginalTable[];
+  /** What the post-processing loop did and left (undefined when it was switched off). */
+  readonly postProcess: PostProcessResult | undefined;
+  /** Views that received no report (estimated as uniform). */
+  readonly emptyViews: readonly number[];
+  /** The marginal over `attributes` (fractions, over them ascending) with how it was obtained. */
+  answer(attributes: readonly number[]): CalmAnswer;
+}
+
+/**
+ * Server side of CALM after collection (§4.2-4.5): estimate every view with its
+ * oracle (unbiased fractions), make the views consistent and non-negative
+ * (ALGORITHMS.md §3.2-3.3, alternating up to the round cap), and return a
+ * synopsis that answers any marginal query: by projection when a view covers it,
+ * otherwise by maximum entropy over the views' intersections with the query (§3.4),
+ * for any query size. Cost: O(sum of view cells) per post-processing round;
+ * a query costs one projection or one IPF fit.
+ */
+export function estimateCalm(
+  plan: CalmPlan,
+  aggregator: CalmAggregator,
+  options: CalmEstimateOptions = {},
+): CalmSynopsis {
+  if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
+    throw new InvalidParameterError("estimateCalm: the aggregator belongs to a different plan");
+  }
+  const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
+  const emptyViews: number[] = [];
+  const rawViews = plan.views.map((view, i) => {
+    const viewCardinalities = view.attributes.map((a) => cardinalities[a]!);
+    const counts = aggregator.views[i]!;
+    if (counts.reports === 0) {
+      emptyViews.push(i);
+      return uniformTable(view.attributes, viewCardinalities);
+    }
+    return createTable(view.attributes, viewCardinalities, { cells: counts.estimate(), unit: "fraction" });
+  });
+  const postProcess =
+    options.postProcess === false ? undefined : postProcessViews(rawViews, options.postProcessOptions);
+  const views = postProcess ? postProcess.views : rawViews;
+  const maxEntropyOptions = { ...(options.maxEntropy ?? {}), cardinalities };
+  const answer = (attributes: readonly number[]): CalmAnswer => {
+    const diagnostics = maxEntropy(views, attributes, maxEntropyOptions);
+    return {
+      table: diagnostics.table,
+      method: diagnostics.method === "projection" ? "projection" : "maxent",
+      diagnostics,
+    };
+  };
+  return {
+    plan,
+    views,
+    rawViews,
+    postProcess,
+    emptyViews,
+    answer,
+    query: (attributes) => answer(attributes).table,
+  };
+}

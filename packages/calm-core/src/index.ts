@@ -1,0 +1,24 @@
+export { CalmAggregator, createCalmAggregator } from "./aggregator.js";
+export {
+  CALM_PLAN_VERSION,
+  type CalmPlan,
+  type CalmPlanOptions,
+  type CalmReport,
+  type PlanView,
+  type ViewOracleName,
+} from "./api.js";
+export {
+  binomialCoefficient,
+  chooseParameters,
+  type ParameterCandidate,
+  type ParameterChoice,
+  type ParameterInputs,
+} from "./choose-parameters.js";
+export { type CalmReportOptions, calmReport } from "./client.js";
+export { CannotRunError, InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
+export { type CalmAnswer, type CalmEstimateOptions, type CalmSynopsis, estimateCalm } from "./estimate.js";
+export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
+export { adaptiveOracle, planCalm } from "./plan.js";
+export { type CalmProtocol, type CalmProtocolOptions, createCalmProtocol } from "./protocol.js";
+export { type SimulateCalmOptions, type SimulationPath, simulateCalm } from "./simulate.js";
+export { type SelectViewsOptions, selectViews, type ViewSelection } from "./view-selection.js";
