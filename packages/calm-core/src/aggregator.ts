@@ -56,7 +56,7 @@ export class CalmAggregator implements ReportAggregator<CalmReport> {
         "CalmAggregator.merge: the other aggregator belongs to a different plan",
       );
     }
-    this.views.forEach((view, i) => view.merge(other.views[i]!));
+    for (let i = 0; i < this.views.length; i++) this.views[i]!.merge(other.views[i]!);
   }
 
   private viewOf(report: CalmReport): number {

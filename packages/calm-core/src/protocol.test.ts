@@ -50,7 +50,9 @@ describe("CALM client and aggregator", () => {
     a.views.forEach((v, i) => {
       const merged = v.counts();
       const other = b.views[i]!.counts();
-      merged.forEach((c, x) => expect(c).toBe(before[i]![x]! + other[x]!));
+      merged.forEach((c, x) => {
+        expect(c).toBe(before[i]![x]! + other[x]!);
+      });
     });
     const otherPlan = planCalm({ schema: uniformSchema(6), n: 10_000, eps: 2, k: 2 });
     expect(() => a.merge(new CalmAggregator(otherPlan))).toThrow(/different plan/);
@@ -72,12 +74,12 @@ describe("CALM end to end", () => {
         const synopsis = estimateCalm(plan, simulateCalm(plan, data, seededRng(seed, r), { path }), {
           postProcess: false,
         });
-        synopsis.rawViews.forEach((view, v) =>
+        synopsis.rawViews.forEach((view, v) => {
           view.cells.forEach((x, c) => {
             sums[v]![c]! += x;
             squares[v]![c]! += x * x;
-          }),
-        );
+          });
+        });
       }
       return { sums, squares };
     };
