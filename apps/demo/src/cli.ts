@@ -51,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
       );
     return 0;
   } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`calm-ldp ${error.message}\n`);
+      return 2;
+    }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     process.stderr.write(`calm-ldp ${command.name}: ${message.split("\n")[0]}\n`);
     return 1;

@@ -1,9 +1,10 @@
 import type { Command } from "../cli-kit.js";
+import { planCommand } from "./plan.js";
 import { rngBenchCommand } from "./rng-bench.js";
 import { versionCommand } from "./version.js";
 
 /**
  * Every CLI command, by name. To add one: write `commands/<name>.ts` exporting a
- * `Command` and list it here (one line).
+ * `Command` and list it here (one import line, one entry line).
  */
-export const commands: readonly Command[] = [versionCommand, rngBenchCommand] as Command[];
+export const commands: readonly Command[] = [versionCommand, rngBenchCommand, planCommand] as Command[];
