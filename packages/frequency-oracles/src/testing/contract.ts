@@ -1,9 +1,16 @@
+// The package's public entry, not relative paths: the built `testing` entry then
+// shares the main entry's classes (MalformedReportError, ...) instead of bundling copies.
+import {
+  EXACT_PRIVACY_TOLERANCE,
+  empiricalAudit,
+  exactWorstLogRatio,
+  type FrequencyOracle,
+  InvalidParameterError,
+  MalformedReportError,
+  type OracleOptions,
+} from "@calm-ldp/frequency-oracles";
 import { type Rng, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import type { FrequencyOracle, OracleOptions } from "../api.js";
-import { empiricalAudit } from "../empirical-audit.js";
-import { InvalidParameterError, MalformedReportError } from "../errors.js";
-import { EXACT_PRIVACY_TOLERANCE, exactWorstLogRatio } from "../exact-privacy.js";
 
 /** One (eps, D) setting of the contract suite. */
 export interface ContractConfig {
