@@ -55,29 +55,24 @@ export function simulateCalm(
   const m = plan.views.length;
   const n = store.size;
   const groups = partition(rng, n, m);
-  const cells = new Uint32Array(n);
-  const viewAttributes = plan.views.map((view) => view.attributes);
-  for (let r = 0; r < n; r++) {
-    const g = groups[r]!;
-    const attributes = viewAttributes[g]!;
-    const cardinalities = runtime.viewCardinalities[g]!;
-    let index = 0;
-    for (let i = 0; i < attributes.length; i++)
-      index = index * cardinalities[i]! + store.columns[attributes[i]!]![r]!;
-    cells[r] = index;
-  }
+  const cells = projectToViews(plan, store, groups, runtime.viewCardinalities);
   const aggregator = new CalmAggregator(plan);
   if (path === "counts") {
-    const trueCounts = plan.views.map((view) => new Float64Array(view.cells));
+    // Flat tally: view v's cells at [offset[v], offset[v] + cells_v).
+    const offset = new Uint32Array(m + 1);
+    for (let v = 0; v < m; v++) offset[v + 1] = offset[v]! + plan.views[v]!.cells;
+    const tally = new Float64Array(offset[m]!);
     const sizes = new Float64Array(m);
     for (let r = 0; r < n; r++) {
-      trueCounts[groups[r]!]![cells[r]!]!++;
-      sizes[groups[r]!]!++;
+      const g = groups[r]!;
+      tally[offset[g]! + cells[r]!]!++;
+      sizes[g]!++;
     }
-    trueCounts.forEach((counts, v) => {
-      if (sizes[v]! > 0)
-        aggregator.views[v]!.addCounts(runtime.oracles[v]!.simulateCounts(counts, rng), sizes[v]!);
-    });
+    for (let v = 0; v < m; v++) {
+      if (sizes[v]! === 0) continue;
+      const trueCounts = tally.subarray(offset[v]!, offset[v + 1]!);
+      aggregator.views[v]!.addCounts(runtime.oracles[v]!.simulateCounts(trueCounts, rng), sizes[v]!);
+    }
     return aggregator;
   }
   // Per-user: counting sort of the users' cells by group, then one batch per view.
@@ -92,4 +87,39 @@ export function simulateCalm(
     if (values.length > 0) aggregator.addBatch(v, runtime.oracles[v]!.perturbBatch(values, rng));
   }
   return aggregator;
+}
+
+/**
+ * Each user's cell in her group's view (mixed-radix index over the view's
+ * attributes). Views are laid out flat so the loop over users does no nested
+ * lookups. O(n l).
+ */
+function projectToViews(
+  plan: CalmPlan,
+  store: RecordStore,
+  groups: Uint32Array,
+  viewCardinalities: readonly (readonly number[])[],
+): Uint32Array {
+  const n = store.size;
+  const m = plan.views.length;
+  const start = new Uint32Array(m + 1);
+  for (let v = 0; v < m; v++) start[v + 1] = start[v]! + plan.views[v]!.attributes.length;
+  const attributes = new Uint32Array(start[m]!);
+  const radix = new Uint32Array(start[m]!);
+  plan.views.forEach((view, v) => {
+    view.attributes.forEach((a, i) => {
+      attributes[start[v]! + i] = a;
+      radix[start[v]! + i] = viewCardinalities[v]![i]!;
+    });
+  });
+  const columns = store.columns;
+  const cells = new Uint32Array(n);
+  for (let r = 0; r < n; r++) {
+    const g = groups[r]!;
+    let index = 0;
+    for (let j = start[g]!, end = start[g + 1]!; j < end; j++)
+      index = index * radix[j]! + columns[attributes[j]!]![r]!;
+    cells[r] = index;
+  }
+  return cells;
 }
