@@ -17,6 +17,7 @@ export {
 export { type CalmReportOptions, calmReport } from "./client.js";
 export { CannotRunError, InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
 export { type CalmAnswer, type CalmEstimateOptions, type CalmSynopsis, estimateCalm } from "./estimate.js";
+export { type ExpectedError, expectedQuerySse } from "./expected-error.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
 export { adaptiveOracle, planCalm } from "./plan.js";
 export { type CalmProtocol, type CalmProtocolOptions, createCalmProtocol } from "./protocol.js";
