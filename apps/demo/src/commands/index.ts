@@ -2,9 +2,10 @@ import type { Command } from "../cli-kit.js";
 import { planCommand } from "./plan.js";
 import { rngBenchCommand } from "./rng-bench.js";
 import { versionCommand } from "./version.js";
+import { maxentBenchCommand } from "./maxent-bench.js";
 
 /**
  * Every CLI command, by name. To add one: write `commands/<name>.ts` exporting a
  * `Command` and list it here (one import line, one entry line).
  */
-export const commands: readonly Command[] = [versionCommand, rngBenchCommand, planCommand] as Command[];
+export const commands: readonly Command[] = [versionCommand, rngBenchCommand, planCommand, maxentBenchCommand] as Command[];
