@@ -131,6 +131,17 @@ function forward(cells: Float64Array, cardinalities: readonly number[], strides:
     const c = cardinalities[i]!;
     const s = strides[i]!;
     const block = s * c;
+    if (c === 2) {
+      for (let base = 0; base < size; base += block) {
+        for (let offset = base; offset < base + s; offset++) {
+          const a = cells[offset];
+          const b = cells[offset + s];
+          cells[offset] = a + b;
+          cells[offset + s] = 0.5 * (b - a);
+        }
+      }
+      continue;
+    }
     for (let base = 0; base < size; base += block) {
       for (let offset = base; offset < base + s; offset++) {
         let sum = 0;
@@ -150,6 +161,17 @@ function inverse(cells: Float64Array, cardinalities: readonly number[], strides:
     const c = cardinalities[i]!;
     const s = strides[i]!;
     const block = s * c;
+    if (c === 2) {
+      for (let base = 0; base < size; base += block) {
+        for (let offset = base; offset < base + s; offset++) {
+          const mean = 0.5 * cells[offset];
+          const deviation = cells[offset + s];
+          cells[offset] = mean - deviation;
+          cells[offset + s] = mean + deviation;
+        }
+      }
+      continue;
+    }
     for (let base = 0; base < size; base += block) {
       for (let offset = base; offset < base + s; offset++) {
         const mean = cells[offset] / c;
