@@ -1,8 +1,8 @@
-import type { Rng } from "@calm-ldp/random";
+import { bernoulli, type Rng } from "@calm-ldp/random";
 import type { OracleCore } from "./api.js";
 import { malformed } from "./errors.js";
 import { simulateSupportPerCell } from "./simulate.js";
-import { breakHalfWordTie, halfWordBernoulli, WordBuffer } from "./words.js";
+import { WordBuffer } from "./words.js";
 
 /**
  * @internal The unary-encoding core shared by OUE, SUE and the adaptive oracle:
@@ -10,12 +10,14 @@ import { breakHalfWordTie, halfWordBernoulli, WordBuffer } from "./words.js";
  * with probability `q`, bits independent. Report: a bitset of ceil(D/32) words
  * (bit x of word x >> 5 is coordinate x; bits past D are zero).
  *
- * Client kernel: every coordinate gets its own 16-bit uniform (two per word,
- * ceil(D/2) words per user), compared branch-free with an integer threshold;
- * ties (probability 2^-16 per coordinate) are refined exactly. The true
- * coordinate is then *recomputed* from its own uniform with p's threshold, so it
- * is set or reset: forgetting the reset is the historical bug the audit catches.
- * Server kernel: iterate the set bits of each report, O(set bits).
+ * Client kernel: every coordinate gets its own 8-bit uniform (four per word,
+ * ceil(D/4) words per user). A 65,536-entry table maps two such bytes at once to
+ * their two bits `byte < floor(256 q)` and two tie flags `byte = floor(256 q)`;
+ * a tie (probability 1/256 per coordinate) is refined exactly with probability
+ * `256 q - floor(256 q)` (see words.ts), so every bit is Bernoulli(q) exactly.
+ * The true coordinate is then *recomputed* from its own byte with p's threshold,
+ * so it is set or reset: forgetting the reset is the historical bug the audit
+ * catches. Server kernel: iterate the set bits of each report, O(set bits).
  */
 export function unaryCore(
   id: string,
@@ -26,12 +28,12 @@ export function unaryCore(
   q: number,
 ): OracleCore<Uint32Array> {
   const stride = (domain + 31) >>> 5;
-  const halfWords = (domain + 1) >>> 1;
+  const wordsPerUser = (domain + 3) >>> 2;
   const tailBits = domain & 31;
   const padMask = tailBits === 0 ? 0 : ~((1 << tailBits) - 1);
-  const one = halfWordBernoulli(p);
-  const zero = halfWordBernoulli(q);
-  const zeroThreshold = zero.threshold;
+  const one = byteBernoulli(p);
+  const zero = byteBernoulli(q);
+  const pairTable = bytePairTable(zero.threshold);
   const buffer = new WordBuffer();
 
   const checkWords = (words: Uint32Array, offset: number): string | undefined =>
@@ -48,33 +50,29 @@ export function unaryCore(
 
     perturbInto(values: ArrayLike<number>, start: number, end: number, out: Uint32Array, rng: Rng): void {
       const count = end - start;
-      const random = buffer.draw(rng, halfWords * count);
+      const random = buffer.draw(rng, wordsPerUser * count);
+      const table = pairTable;
       for (let i = 0; i < count; i++) {
-        const base = i * halfWords;
+        const base = i * wordsPerUser;
         const outBase = i * stride;
-        let ties = 0;
         for (let w = 0; w < stride; w++) {
           let bits = 0;
-          const firstHalf = base + 16 * w;
-          const halves = Math.min(16, halfWords - 16 * w);
-          for (let h = 0; h < halves; h++) {
-            const u = random[firstHalf + h]!;
-            const lo = u & 0xffff;
-            const hi = u >>> 16;
-            bits |=
-              (((lo - zeroThreshold) >>> 31) << (2 * h)) | (((hi - zeroThreshold) >>> 31) << (2 * h + 1));
-            ties |= (((lo ^ zeroThreshold) - 1) >>> 31) | (((hi ^ zeroThreshold) - 1) >>> 31);
+          const first = base + 8 * w;
+          const words = Math.min(8, wordsPerUser - 8 * w);
+          for (let j = 0; j < words; j++) {
+            const u = random[first + j]!;
+            const low = table[u & 0xffff]!;
+            const high = table[u >>> 16]!;
+            let nibble = (low & 3) | ((high & 3) << 2);
+            if (((low | high) & 12) !== 0) nibble = breakTies(u, nibble, zero, rng);
+            bits |= nibble << (4 * j);
           }
           out[outBase + w] = bits;
         }
         const value = values[start + i]!;
-        if (ties !== 0)
-          resolveTies(random, base, out, outBase, domain, value, zeroThreshold, zero.remainder, rng);
-        // The true coordinate: recompute from its own uniform with p's threshold (set OR reset).
-        const word = random[base + (value >>> 1)]!;
-        const half = (value & 1) === 0 ? word & 0xffff : word >>> 16;
-        const bit =
-          half < one.threshold ? 1 : half === one.threshold ? breakHalfWordTie(rng, one.remainder) : 0;
+        // The true coordinate: recompute from its own byte with p's threshold (set OR reset).
+        const byte = (random[base + (value >>> 2)]! >>> (8 * (value & 3))) & 0xff;
+        const bit = byte < one.threshold ? 1 : byte === one.threshold ? breakTie(rng, one.remainder) : 0;
         const index = outBase + (value >>> 5);
         const mask = 1 << (value & 31);
         out[index] = bit === 1 ? out[index]! | mask : out[index]! & ~mask;
@@ -127,25 +125,53 @@ export function unaryCore(
   };
 }
 
-/** Re-decide every non-true coordinate whose 16-bit uniform tied q's threshold. Rare: ~D / 65536 per user. */
-function resolveTies(
-  random: Uint32Array,
-  base: number,
-  out: Uint32Array,
-  outBase: number,
-  domain: number,
-  value: number,
-  threshold: number,
-  remainder: number,
-  rng: Rng,
-): void {
-  for (let x = 0; x < domain; x++) {
-    if (x === value) continue;
-    const word = random[base + (x >>> 1)]!;
-    const half = (x & 1) === 0 ? word & 0xffff : word >>> 16;
-    if (half !== threshold) continue;
-    if (breakHalfWordTie(rng, remainder) === 1) out[outBase + (x >>> 5)]! |= 1 << (x & 31);
+/**
+ * @internal Threshold and remainder of an exact Bernoulli(p) on bytes: a uniform byte b is
+ * a success if b < threshold = floor(256 p), a failure if b > threshold, and on a
+ * tie a success with probability remainder = 256 p - threshold (exact: scaling by
+ * 256 is exact in doubles), so Pr[success] = threshold/256 + remainder/256 = p.
+ */
+export function byteBernoulli(p: number): { threshold: number; remainder: number } {
+  const scaled = p * 256;
+  const threshold = Math.min(256, Math.floor(scaled));
+  return { threshold, remainder: scaled - threshold };
+}
+
+/**
+ * For every 16-bit index (two bytes a = low, b = high): bit 0 = a < t, bit 1 = b < t,
+ * bit 2 = a is a tie, bit 3 = b is a tie. 64 KiB, built once per oracle.
+ */
+function bytePairTable(threshold: number): Uint8Array {
+  const table = new Uint8Array(65536);
+  for (let index = 0; index < 65536; index++) {
+    const a = index & 0xff;
+    const b = index >>> 8;
+    table[index] =
+      (a < threshold ? 1 : 0) |
+      (b < threshold ? 2 : 0) |
+      (a === threshold ? 4 : 0) |
+      (b === threshold ? 8 : 0);
   }
+  return table;
+}
+
+/** Refine the tied bytes of word u (about 1.6 % of words): each tie is a success with the remainder's probability. */
+function breakTies(
+  u: number,
+  nibble: number,
+  zero: { threshold: number; remainder: number },
+  rng: Rng,
+): number {
+  for (let lane = 0; lane < 4; lane++) {
+    if (((u >>> (8 * lane)) & 0xff) === zero.threshold && breakTie(rng, zero.remainder) === 1)
+      nibble |= 1 << lane;
+  }
+  return nibble;
+}
+
+/** 1 with probability `remainder` (exact), for a tied byte. */
+function breakTie(rng: Rng, remainder: number): number {
+  return remainder > 0 && bernoulli(rng, remainder) ? 1 : 0;
 }
 
 /** @internal Add every set bit of `count` bitsets of `stride` words to `tally[bit index]`. O(words + set bits). */

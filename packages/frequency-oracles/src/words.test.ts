@@ -1,13 +1,6 @@
 import { type Rng, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import {
-  boundedFromWord,
-  halfWordBernoulli,
-  parity32,
-  popcount32,
-  rejectionCount,
-  WordBuffer,
-} from "./words.js";
+import { boundedFromWord, parity32, popcount32, rejectionCount, WordBuffer } from "./words.js";
 
 const refusingRng: Rng = {
   nextUint32: () => {
@@ -65,17 +58,6 @@ describe("boundedFromWord (exact uniform integers from words)", () => {
     for (let i = 0; i < 70_000; i++) counts[boundedFromWord(rng.nextUint32(), 7, reject, rng)]! += 1;
     const chi = counts.reduce((s, c) => s + (c - 10_000) ** 2 / 10_000, 0);
     expect(chi).toBeLessThan(30);
-  });
-});
-
-describe("half-word Bernoulli", () => {
-  it("threshold and remainder add up to p exactly", () => {
-    for (const p of [0.5, 1 / (Math.E + 1), 0.123456789, 1e-9, 1]) {
-      const { threshold, remainder } = halfWordBernoulli(p);
-      expect(Number.isInteger(threshold)).toBe(true);
-      expect(remainder >= 0 && remainder < 1).toBe(true);
-      expect((threshold + remainder) / 65536).toBe(p);
-    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { bernoulli, type Rng } from "@calm-ldp/random";
+import type { Rng } from "@calm-ldp/random";
 
 const TWO_POW_32 = 4294967296;
 const TWO_POW_MINUS_32 = 1 / TWO_POW_32;
@@ -44,31 +44,6 @@ export function boundedFromWord(u: number, range: number, reject: number, rng: R
   const limit = TWO_POW_32 - reject;
   while (u >= limit) u = rng.nextUint32();
   return u % range;
-}
-
-/**
- * @internal An exact Bernoulli(p) on 16-bit uniforms (two per word), for the
- * unary-encoding kernels: a half-word h in [0, 2^16) is a success if
- * `h < threshold = floor(p 2^16)`, a failure if `h > threshold`, and on a tie
- * (probability 2^-16) a success with probability `remainder = p 2^16 - threshold`,
- * drawn exactly by `bernoulli(rng, remainder)`. Total: threshold/2^16 +
- * remainder/2^16 = p exactly (scaling by 2^16 is exact in doubles).
- */
-export interface HalfWordBernoulli {
-  readonly threshold: number;
-  readonly remainder: number;
-}
-
-/** @internal See {@link HalfWordBernoulli}. */
-export function halfWordBernoulli(p: number): HalfWordBernoulli {
-  const scaled = p * 65536;
-  const threshold = Math.floor(scaled);
-  return { threshold, remainder: scaled - threshold };
-}
-
-/** @internal Resolve a tie of {@link HalfWordBernoulli}: 1 with probability `remainder`. */
-export function breakHalfWordTie(rng: Rng, remainder: number): number {
-  return remainder > 0 && bernoulli(rng, remainder) ? 1 : 0;
 }
 
 /** @internal Parity of the number of set bits of a 32-bit word (0 or 1). O(1). */
