@@ -1,0 +1,123 @@
+import type { SummaryRow } from "./api.js";
+
+/** A Vega-Lite specification (plain JSON), rendered to SVG by the CLI and in the browser by the web demo. */
+export type VegaLiteSpec = Record<string, unknown>;
+
+const SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json";
+
+/** Options of {@link errorVsEpsSpec}. */
+export interface ErrorVsEpsOptions {
+  /** Which error: "sse" (CALM's metric, default) or "tvd" (Cormode et al.'s). */
+  metric?: "sse" | "tvd";
+  title?: string;
+  width?: number;
+  height?: number;
+}
+
+/**
+ * Error vs eps, one line per method, log-scale error axis, error bars of one
+ * standard deviation over repetitions (clipped at a tenth of the mean on the log
+ * axis, where mean - std would be <= 0). Failed settings are left out. O(rows).
+ */
+export function errorVsEpsSpec(rows: readonly SummaryRow[], options: ErrorVsEpsOptions = {}): VegaLiteSpec {
+  const metric = options.metric ?? "sse";
+  const values = rows
+    .filter(
+      (row) =>
+        row.failures < row.reps + row.failures &&
+        Number.isFinite(metric === "sse" ? row.sseMean : row.tvdMean),
+    )
+    .map((row) => {
+      const mean = metric === "sse" ? row.sseMean : row.tvdMean;
+      const std = metric === "sse" ? row.sseStd : row.tvdStd;
+      return {
+        method: row.method,
+        eps: row.eps,
+        mean,
+        low: Math.max(mean - std, mean / 10),
+        high: mean + std,
+      };
+    });
+  const label =
+    metric === "sse" ? "SSE (mean over queries and repetitions)" : "TVD (mean over queries and repetitions)";
+  return {
+    $schema: SCHEMA,
+    title: options.title ?? `${metric.toUpperCase()} vs eps`,
+    width: options.width ?? 480,
+    height: options.height ?? 320,
+    data: { values },
+    encoding: {
+      x: { field: "eps", type: "quantitative", title: "eps", scale: { zero: false } },
+      color: { field: "method", type: "nominal", title: "method" },
+    },
+    layer: [
+      {
+        mark: { type: "line", point: true },
+        encoding: { y: { field: "mean", type: "quantitative", title: label, scale: { type: "log" } } },
+      },
+      {
+        mark: { type: "errorbar", ticks: true },
+        encoding: {
+          y: { field: "low", type: "quantitative", scale: { type: "log" } },
+          y2: { field: "high" },
+        },
+      },
+    ],
+  };
+}
+
+/** One cell of a heatmap: its two coordinates and the value. */
+export interface HeatmapCell {
+  x: number | string;
+  y: number | string;
+  value: number;
+}
+
+/** Options of {@link heatmapSpec}. */
+export interface HeatmapOptions {
+  xTitle: string;
+  yTitle: string;
+  valueTitle?: string;
+  title?: string;
+  /** Colour scale type (default "log", as error spans orders of magnitude). */
+  scale?: "log" | "linear";
+  /** Print each cell's value (default true). */
+  labels?: boolean;
+}
+
+/**
+ * A heatmap (e.g. SSE over l x m or l x eps, as in the CALM paper's Figure 7, or
+ * a true vs estimated marginal table), cells labelled with their values. O(cells).
+ */
+export function heatmapSpec(cells: readonly HeatmapCell[], options: HeatmapOptions): VegaLiteSpec {
+  const scaleType = options.scale ?? "log";
+  const layers: Record<string, unknown>[] = [
+    {
+      mark: "rect",
+      encoding: {
+        color: {
+          field: "value",
+          type: "quantitative",
+          title: options.valueTitle ?? "value",
+          scale: { type: scaleType, scheme: "viridis", reverse: scaleType === "log" },
+        },
+      },
+    },
+  ];
+  if (options.labels ?? true) {
+    layers.push({
+      mark: { type: "text", fontSize: 9 },
+      encoding: { text: { field: "value", type: "quantitative", format: ".2e" }, color: { value: "white" } },
+    });
+  }
+  return {
+    $schema: SCHEMA,
+    title: options.title ?? "",
+    data: { values: cells.map((cell) => ({ ...cell })) },
+    encoding: {
+      x: { field: "x", type: "ordinal", title: options.xTitle },
+      y: { field: "y", type: "ordinal", title: options.yTitle, sort: "descending" },
+    },
+    layer: layers,
+  };
+}

@@ -1,0 +1,112 @@
+import {
+  allQueries,
+  contingencyTable,
+  type MarginalTable,
+  randomQueries,
+  sse,
+  tvd,
+} from "@calm-ldp/marginal-algebra";
+import { deriveSeed, seededRng } from "@calm-ldp/random";
+import type { ExperimentConfig, MethodFactory, MethodRun } from "./api.js";
+import type { DataSource } from "./data-source.js";
+import { runPopulation } from "./run-method.js";
+
+/** Stream indices under `deriveSeed(config.seed, rep, ...)`. */
+export const SEED_PATHS = Object.freeze({ sample: 1, queries: 2, method: 3 });
+
+/** Options of {@link runRepetition}. */
+export interface RepetitionOptions {
+  /** Called after every method run. */
+  onRun?(run: MethodRun): void;
+  /** Wall clock in milliseconds (default `performance.now`). */
+  now?(): number;
+}
+
+/**
+ * One repetition of an experiment: draw the repetition's population sample and
+ * its queries (the same for every method and eps), then for every eps and method:
+ * plan, collect (count-level or per-user, see {@link runPopulation}), estimate, and
+ * answer every query; record mean SSE and TVD over the queries against the
+ * sample's exact marginals, and the wall time. A method that refuses a setting
+ * (e.g. too large) is recorded with its error and NaN errors, not thrown.
+ * Seeds: sample `deriveSeed(seed, rep, 1)`, queries `deriveSeed(seed, rep, 2)`,
+ * method runs `deriveSeed(seed, rep, 3, epsIndex, methodIndex)`.
+ * Cost: the methods' own, plus O(n k) per query for the exact marginals.
+ */
+export function runRepetition(
+  config: ExperimentConfig,
+  source: DataSource,
+  rep: number,
+  factory: MethodFactory,
+  options: RepetitionOptions = {},
+): MethodRun[] {
+  const now = options.now ?? (() => performance.now());
+  const sample = source.sample(rep, deriveSeed(config.seed, rep, SEED_PATHS.sample));
+  const store = sample.store;
+  const queries =
+    config.queries === "all"
+      ? allQueries(config.d, config.k)
+      : randomQueries(
+          seededRng(deriveSeed(config.seed, rep, SEED_PATHS.queries)),
+          config.d,
+          config.k,
+          config.queries,
+        );
+  const truths: MarginalTable[] = queries.map((q) => contingencyTable(store, q));
+  const path = config.path ?? "counts";
+  const runs: MethodRun[] = [];
+  config.eps.forEach((eps, epsIndex) => {
+    config.methods.forEach((id, methodIndex) => {
+      const rng = seededRng(deriveSeed(config.seed, rep, SEED_PATHS.method, epsIndex, methodIndex));
+      const start = now();
+      let run: MethodRun;
+      try {
+        const method = factory(id, config.methodOptions?.[id]);
+        const plan = method.plan({ schema: store.schema, n: store.size, eps, k: config.k });
+        const aggregator = runPopulation(method, plan, store, rng, path);
+        const synopsis = method.estimate(plan, aggregator);
+        let sseSum = 0;
+        let tvdSum = 0;
+        queries.forEach((query, i) => {
+          const answer = synopsis.query(query).cells;
+          sseSum += sse(answer, truths[i]!.cells);
+          tvdSum += tvd(answer, truths[i]!.cells);
+        });
+        const details = planDetails(plan as unknown as Record<string, unknown>);
+        run = {
+          method: id,
+          eps,
+          rep,
+          sse: sseSum / queries.length,
+          tvd: tvdSum / queries.length,
+          seconds: (now() - start) / 1000,
+          ...(details ? { details } : {}),
+        };
+      } catch (error) {
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        run = {
+          method: id,
+          eps,
+          rep,
+          sse: Number.NaN,
+          tvd: Number.NaN,
+          seconds: (now() - start) / 1000,
+          error: message,
+        };
+      }
+      runs.push(run);
+      options.onRun?.(run);
+    });
+  });
+  return runs;
+}
+
+/** The plan facts worth recording (CALM's l and m, a method's group count). */
+function planDetails(plan: Record<string, unknown>): Record<string, unknown> | undefined {
+  const details: Record<string, unknown> = {};
+  for (const key of ["l", "m", "groups", "oracle"]) {
+    const value = plan[key];
+    if (typeof value === "number" || typeof value === "string") details[key] = value;
+  }
+  return Object.keys(details).length > 0 ? details : undefined;
+}
