@@ -16,7 +16,13 @@ function fill(size: number): Float64Array {
 }
 
 console.log("FWHT, in place (orthonormal scaling, so repeated runs stay bounded)");
-console.log("size".padEnd(8), "best ms".padStart(10), "median ms".padStart(10), "ns/element".padStart(11), "Melem/s".padStart(9));
+console.log(
+  "size".padEnd(8),
+  "best ms".padStart(10),
+  "median ms".padStart(10),
+  "ns/element".padStart(11),
+  "Melem/s".padStart(9),
+);
 for (const m of [10, 12, 14, 16, 18, 20, 22]) {
   const size = 2 ** m;
   const data = fill(size);
@@ -42,7 +48,9 @@ for (const m of [10, 12, 14, 16, 18, 20, 22]) {
 }
 
 const index = createCoefficientIndex(32, 8);
-const ranks = Float64Array.from({ length: 4096 }, (_, i) => Math.floor((i * 0.6180339887 * index.size) % index.size));
+const ranks = Float64Array.from({ length: 4096 }, (_, i) =>
+  Math.floor((i * 0.6180339887 * index.size) % index.size),
+);
 const alpha: number[] = [];
 const small = createCoefficientIndex(16, 6);
 const ranked = fill(small.size);
@@ -53,7 +61,8 @@ bench
     for (let i = 0; i < ranks.length; i++) sink += index.rank(index.unrank(ranks[i]!, alpha));
   })
   .add("marginalFromRankedCoefficients x 100 (d = 16, k = 6)", () => {
-    for (let i = 0; i < 100; i++) sink += marginalFromRankedCoefficients(ranked, small, [0, 3, 5, 8, 11, 15], out)[i & 63]!;
+    for (let i = 0; i < 100; i++)
+      sink += marginalFromRankedCoefficients(ranked, small, [0, 3, 5, 8, 11, 15], out)[i & 63]!;
   });
 await bench.run();
 console.log();

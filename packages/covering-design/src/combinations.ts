@@ -1,0 +1,29 @@
+/**
+ * All j-subsets of the positions {0..n-1} in lexicographic order, flattened: the
+ * i-th subset is `out[i * j .. i * j + j)`. C(n, j) j entries. For j = 0 one empty
+ * subset (a zero-length array with `count = 1`).
+ * @internal
+ */
+export function positionSubsets(n: number, j: number): { count: number; positions: Int32Array } {
+  if (j > n) return { count: 0, positions: new Int32Array(0) };
+  const subsets: number[] = [];
+  let count = 0;
+  const current = Array.from({ length: j }, (_, i) => i);
+  for (;;) {
+    subsets.push(...current);
+    count++;
+    let i = j - 1;
+    while (i >= 0 && current[i] === n - j + i) i--;
+    if (i < 0) break;
+    current[i]!++;
+    for (let m = i + 1; m < j; m++) current[m] = current[m - 1]! + 1;
+  }
+  return { count, positions: Int32Array.from(subsets) };
+}
+
+/** Number of set bits of a 32-bit integer. @internal */
+export function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
