@@ -48,6 +48,13 @@ describe("createIntLineTokenizer", () => {
     );
   });
 
+  it("skips a UTF-8 byte order mark at the start", () => {
+    expect(run("\uFEFF1 2\n3")).toEqual([
+      ["values", [1, 2], 1],
+      ["values", [3], 2],
+    ]);
+  });
+
   it("names file, line and token of a bad character", () => {
     const error = (() => {
       try {

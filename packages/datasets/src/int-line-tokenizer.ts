@@ -32,7 +32,8 @@ const MODE_NUMBERS = 1;
 const MODE_TEXT = 2;
 
 /**
- * Tokenizes lines of whitespace-separated integers straight from bytes (UTF-8 or ASCII), without building
+ * Tokenizes lines of whitespace-separated integers straight from bytes (UTF-8 or ASCII; a leading byte order
+ * mark is skipped), without building
  * a string per line: the fast path for FIMI/SPMF transactions and MSNBC sequences. Lines may end in LF or
  * CRLF; spaces and tabs separate tokens. A line that starts (after blanks) with something other than a digit
  * or `-` is decoded and handed to `text` (headers, comments). Anything but an integer inside a numeric line
@@ -53,6 +54,7 @@ export function createIntLineTokenizer(
   let textBytes = new Uint8Array(256);
   let textLength = 0;
   const decoder = new TextDecoder();
+  let atStart = true;
 
   const malformed = (problem: string): never => {
     throw new MalformedDataError(where, file, lineNumber, `token ${count + 1}`, problem);
@@ -94,7 +96,12 @@ export function createIntLineTokenizer(
 
   return {
     push(bytes) {
-      for (let i = 0, length = bytes.length; i < length; i++) {
+      let i = 0;
+      if (atStart && bytes.length > 0) {
+        atStart = false;
+        if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3; // UTF-8 byte order mark
+      }
+      for (const length = bytes.length; i < length; i++) {
         const byte = bytes[i]!;
         if (byte === LF) {
           finishLine();
