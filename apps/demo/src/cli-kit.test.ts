@@ -30,11 +30,15 @@ describe("parseOptions", () => {
       }
       throw new Error("expected a UsageError");
     };
-    expect(error(["--n", "10", "--bogus", "1"])).toBe("probe: unknown option --bogus (see calm-ldp probe --help)");
+    expect(error(["--n", "10", "--bogus", "1"])).toBe(
+      "probe: unknown option --bogus (see calm-ldp probe --help)",
+    );
     expect(error([])).toBe("probe: --n is required");
     expect(error(["--n", "1.5"])).toBe('probe: --n must be an integer (got "1.5")');
     expect(error(["--n", "0"])).toBe('probe: --n must be >= 1 (got "0")');
-    expect(error(["--n", "5", "--oracle", "xyz"])).toBe('probe: --oracle must be one of grr, oue (got "xyz")');
+    expect(error(["--n", "5", "--oracle", "xyz"])).toBe(
+      'probe: --oracle must be one of grr, oue (got "xyz")',
+    );
     expect(error(["--n", "5", "--eps", "1,,2"])).toMatch(/--eps must be a finite number/);
     expect(error(["--n"])).toBe("probe: --n needs a value");
     expect(error(["--n", "5", "stray"])).toBe('probe: unexpected argument "stray"');
@@ -43,6 +47,7 @@ describe("parseOptions", () => {
   it("--help needs no required option and lists every option", () => {
     expect(parseOptions(command, ["--help"]).help).toBe(true);
     const help = commandHelp(command);
-    for (const name of ["--n", "--eps", "--oracle", "--verbose", "--json", "--help"]) expect(help).toContain(name);
+    for (const name of ["--n", "--eps", "--oracle", "--verbose", "--json", "--help"])
+      expect(help).toContain(name);
   });
 });

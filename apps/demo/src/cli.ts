@@ -16,9 +16,13 @@ function usage(): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(`${usage()}\n`);
-    return name === undefined ? 2 : 0;
+    return 0;
+  }
+  if (name === undefined) {
+    // No arguments: the main job, the demo pipeline.
+    return main(["demo"]);
   }
   const command = commands.find((c) => c.name === name) as Command | undefined;
   if (!command) {

@@ -58,7 +58,7 @@ export function errorVsEpsSpec(rows: readonly SummaryRow[], options: ErrorVsEpsO
       {
         mark: { type: "errorbar", ticks: true },
         encoding: {
-          y: { field: "low", type: "quantitative", scale: { type: "log" } },
+          y: { field: "low", type: "quantitative", title: label, scale: { type: "log" } },
           y2: { field: "high" },
         },
       },
