@@ -120,7 +120,7 @@ export interface OracleCore<Report> {
   /**
    * Client kernel: write the reports of `values[start..end)` (already validated
    * integers in [0, D)) into `out[0 .. (end-start) * stride)`. Must sample exactly
-   * from `rng` (integer thresholds, rejection) and never use Math.random.
+   * from `rng` (integer thresholds, rejection) and never draw from a global unseeded generator.
    */
   perturbInto(values: ArrayLike<number>, start: number, end: number, out: Uint32Array, rng: Rng): void;
   /** Pack one report into `out[offset .. offset + stride)`; throws MalformedReportError(`type`) on a wrong shape. */
