@@ -2,7 +2,7 @@ import { type Rng, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { createOue } from "./oue.js";
 import { createSue } from "./sue.js";
-import { byteBernoulli } from "./unary.js";
+import { accumulateBitsets, byteBernoulli } from "./unary.js";
 
 describe("unary-encoding client kernel", () => {
   it("byte thresholds add up to p exactly", () => {
@@ -51,6 +51,24 @@ describe("unary-encoding client kernel", () => {
       const probability = x === 3 ? oracle.p : oracle.q;
       const z = (ones / users - probability) / Math.sqrt((probability * (1 - probability)) / users);
       expect(Math.abs(z), `coordinate ${x}`).toBeLessThan(5);
+    }
+  });
+});
+
+describe("accumulateBitsets (SWAR byte-lane counting)", () => {
+  it("equals counting bit by bit, across lane flushes and a partial last word", () => {
+    const rng = seededRng(12);
+    const domain = 70;
+    const stride = 3;
+    const count = 1000; // four flushes of the 255-report lanes
+    const words = rng.fill(new Uint32Array(count * stride));
+    for (let i = 0; i < count; i++) words[i * stride + 2]! &= (1 << (domain - 64)) - 1;
+    const tally = new Float64Array(domain).fill(1);
+    accumulateBitsets(words, count, stride, tally);
+    for (let x = 0; x < domain; x++) {
+      let ones = 1;
+      for (let i = 0; i < count; i++) ones += (words[i * stride + (x >>> 5)]! >>> (x & 31)) & 1;
+      expect(tally[x], `bit ${x}`).toBe(ones);
     }
   });
 });
