@@ -1,0 +1,400 @@
+import { marginalFromCoefficients } from "@calm-ldp/hadamard";
+import {
+  createTable,
+  type MarginalTable,
+  type ProtocolParameters,
+  type RecordStore,
+  type ReportAggregator,
+} from "@calm-ldp/marginal-algebra";
+import { type BernoulliSampler, createBernoulli, binomial as drawBinomial, type Rng } from "@calm-ldp/random";
+import { checkAnswers, finishAnswer } from "./answers.js";
+import type {
+  AnswerPostProcessing,
+  BaselineOptions,
+  BaselineSynopsis,
+  HadamardPlan,
+  HadamardReport,
+} from "./api.js";
+import {
+  decodeAnswer,
+  type EncodingRuntime,
+  encodedQuery,
+  encodingRuntime,
+  recordMask,
+  storeMasks,
+} from "./encoding.js";
+import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { type GroupIndex, groupIndex } from "./groups.js";
+import {
+  type CoefficientEntries,
+  inputCoefficientCount,
+  inputEntries,
+  marginalEntries,
+} from "./hadamard-entries.js";
+import { marginalizeMixed } from "./marginalize.js";
+import { binomial, checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
+
+/** Users per kernel call of the batched paths. */
+const CHUNK = 1 << 16;
+
+/** @internal Run-time facts of a Hadamard plan, built once per plan object. */
+export interface HadamardRuntime {
+  readonly encoding: EncodingRuntime;
+  readonly entries: CoefficientEntries;
+  /** InpHT/FT: local coefficient -> entry for a query. */
+  readonly lookup?: (query: readonly number[]) => Int32Array;
+  /** MargHT: the groups and the first entry of each. */
+  readonly groups?: GroupIndex;
+  readonly groupOffsets?: Float64Array;
+  readonly keep: BernoulliSampler;
+  readonly reject: number;
+  readonly words: WordBuffer;
+}
+
+const runtimes = new WeakMap<HadamardPlan, HadamardRuntime>();
+
+/** @internal */
+export function hadamardRuntime(plan: HadamardPlan): HadamardRuntime {
+  let runtime = runtimes.get(plan);
+  if (runtime === undefined) {
+    const encoding = encodingRuntime(plan.schema);
+    const common = {
+      encoding,
+      keep: createBernoulli(plan.p),
+      reject: rejectionOf(plan.entries),
+      words: new WordBuffer(),
+    };
+    if (plan.method === "marght") {
+      const groups = groupIndex(encoding.bits.length, plan.k);
+      const entries = marginalEntries(encoding, groups);
+      runtime = { ...common, entries, groups, groupOffsets: entries.groupOffsets };
+    } else {
+      const entries = inputEntries(encoding, plan.k);
+      runtime = { ...common, entries, lookup: entries.lookup };
+    }
+    runtimes.set(plan, runtime);
+  }
+  return runtime;
+}
+
+/**
+ * Number of MargHT entries: `sum over k-subsets S of (2^{bits of S} - 1)`, i.e.
+ * `C(d, k) (2^k - 1)` for binary data, by the elementary symmetric polynomial of
+ * `2^{bits_a}`. O(d k).
+ */
+export function marginalCoefficientCount(bits: readonly number[], k: number): number {
+  const e = new Array<number>(k + 1).fill(0);
+  e[0] = 1;
+  for (const b of bits) for (let w = k; w >= 1; w--) e[w]! += e[w - 1]! * 2 ** b;
+  return e[k]! - binomial(bits.length, k);
+}
+
+/**
+ * Plan a Hadamard method (ALGORITHMS.md §4): InpHT (and FT, the CALM paper's name
+ * for it) draws one coefficient from the non-empty bit sets touching 1..k
+ * attributes (binary data: `T = {alpha : 1 <= |alpha| <= k}`; the empty
+ * coefficient is known to be 1, so no user is spent on it); MargHT draws one of
+ * the C(d, k) marginals and one of its 2^k - 1 non-empty coefficients. The sign
+ * goes through binary RR with p = e^eps / (1 + e^eps). Non-binary attributes are
+ * binary-encoded. Refuses when the entries exceed `maxCells`, or (MargHT) when
+ * there are fewer users than marginals. O(d k).
+ */
+export function planHadamard(
+  method: HadamardPlan["method"],
+  parameters: ProtocolParameters,
+  options: BaselineOptions = {},
+): HadamardPlan {
+  const where = `${method}.plan`;
+  checkParameters(where, parameters);
+  const { maxCells } = limitsOf(options);
+  const bits = encodingRuntime(parameters.schema).bits;
+  const d = bits.length;
+  const { n, k, eps } = parameters;
+  let groups = 0;
+  let entries: number;
+  if (method === "marght") {
+    groups = binomial(d, k);
+    if (groups > n) {
+      throw new MethodTooLargeError(
+        `${where}: C(${d}, ${k}) = ${groups.toLocaleString("en-US")} marginals need at least as many users (n = ${n.toLocaleString("en-US")})`,
+        groups,
+        n,
+        "users",
+      );
+    }
+    entries = marginalCoefficientCount(bits, k);
+  } else {
+    entries = inputCoefficientCount(bits, k);
+  }
+  if (entries > maxCells)
+    tooLarge(where, "the Hadamard coefficient index", entries, maxCells, "coefficients");
+  const e = Math.exp(eps);
+  return {
+    method,
+    version: 1,
+    eps,
+    n,
+    k,
+    schema: parameters.schema,
+    bits: [...bits],
+    entries,
+    groups,
+    p: e / (1 + e),
+  };
+}
+
+/**
+ * @internal The client kernel: for records `records[start..end)` (bit words,
+ * `stride` per record), draw an entry uniformly (one word, exact) and keep the
+ * sign `(-1)^{|j ∧ alpha|}` with probability p (one word against an integer
+ * threshold, ties refined exactly), and write `entry * 2 + bit` (bit 1 = sign -1)
+ * into `out[0 .. end - start)`. O(stride) per user.
+ */
+function perturbRange(
+  runtime: HadamardRuntime,
+  records: Uint32Array,
+  start: number,
+  end: number,
+  out: Uint32Array,
+  rng: Rng,
+): void {
+  const { masks, size, stride } = runtime.entries;
+  const { keep, reject } = runtime;
+  const threshold = keep.threshold;
+  const count = end - start;
+  const words = runtime.words.draw(rng, 2 * count);
+  for (let i = 0; i < count; i++) {
+    const e = uniformFromWord(words[2 * i]!, size, reject, rng);
+    let x = 0;
+    const r = (start + i) * stride;
+    const m = e * stride;
+    for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[m + w]!;
+    const u = words[2 * i + 1]!;
+    const kept = u < threshold || (u === threshold && keep.fromWord(u, rng));
+    out[i] = e * 2 + (kept ? parity32(x) : parity32(x) ^ 1);
+  }
+}
+
+/**
+ * Client: one record's bits, one uniformly drawn coefficient entry, its sign
+ * through binary RR (the batched kernel on one record). O(d + stride).
+ */
+export function hadamardReport(plan: HadamardPlan, record: ArrayLike<number>, rng: Rng): HadamardReport {
+  const runtime = hadamardRuntime(plan);
+  checkRecord(`${plan.method}.report`, record, runtime.encoding.cardinalities);
+  const mask = new Uint32Array(runtime.entries.stride);
+  recordMask(runtime.encoding, record, mask, 0);
+  const out = new Uint32Array(1);
+  perturbRange(runtime, mask, 0, 1, out, rng);
+  return { coefficient: out[0]! >>> 1, sign: (out[0]! & 1) === 1 ? -1 : 1 };
+}
+
+/** Server side of a Hadamard method: per entry, the reports and the reports of sign -1. */
+export class HadamardAggregator implements ReportAggregator<HadamardReport> {
+  readonly plan: HadamardPlan;
+  /** Reports per entry. */
+  readonly counts: Uint32Array;
+  /** Reports of sign -1 per entry. */
+  readonly minus: Uint32Array;
+  #reports = 0;
+
+  constructor(plan: HadamardPlan) {
+    this.plan = plan;
+    this.counts = new Uint32Array(plan.entries);
+    this.minus = new Uint32Array(plan.entries);
+  }
+
+  get reports(): number {
+    return this.#reports;
+  }
+
+  /** Validate and count one report. O(1). */
+  add(report: HadamardReport): void {
+    const e = report?.coefficient;
+    const sign = report?.sign;
+    if (
+      typeof e !== "number" ||
+      !Number.isInteger(e) ||
+      e < 0 ||
+      e >= this.counts.length ||
+      (sign !== 1 && sign !== -1)
+    ) {
+      throw new MalformedReportError(
+        `${this.plan.method}.add: a report is { coefficient: integer in [0, ${this.counts.length}), sign: 1 | -1 } (got ${JSON.stringify(report)}); nothing was counted`,
+        "value",
+      );
+    }
+    this.counts[e]!++;
+    if (sign === -1) this.minus[e]!++;
+    this.#reports++;
+  }
+
+  /** @internal Count `count` packed reports `entry * 2 + bit` (produced by the kernel, so valid). O(count). */
+  addPacked(packed: Uint32Array, count: number): void {
+    const counts = this.counts;
+    const minus = this.minus;
+    for (let i = 0; i < count; i++) {
+      const word = packed[i]!;
+      const e = word >>> 1;
+      counts[e]!++;
+      minus[e]! += word & 1;
+    }
+    this.#reports += count;
+  }
+
+  /** @internal Add simulated tallies. */
+  addTallies(counts: ArrayLike<number>, minus: ArrayLike<number>, reports: number): void {
+    for (let e = 0; e < this.counts.length; e++) {
+      this.counts[e]! += counts[e]!;
+      this.minus[e]! += minus[e]!;
+    }
+    this.#reports += reports;
+  }
+
+  /** Fold another aggregator of the same plan into this one. O(entries). */
+  merge(other: ReportAggregator<HadamardReport>): void {
+    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, HadamardAggregator);
+    this.addTallies(theirs.counts, theirs.minus, theirs.reports);
+  }
+}
+
+/**
+ * Per-user path: every record's bits through the client kernel (2 random words
+ * per user), in chunks of 2^16 users. O(n (d + stride)).
+ */
+export function hadamardPerUser(plan: HadamardPlan, store: RecordStore, rng: Rng): HadamardAggregator {
+  const runtime = hadamardRuntime(plan);
+  checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
+  const records = storeMasks(runtime.encoding, store);
+  const aggregator = new HadamardAggregator(plan);
+  const out = new Uint32Array(Math.min(CHUNK, store.size));
+  for (let start = 0; start < store.size; start += CHUNK) {
+    const end = Math.min(store.size, start + CHUNK);
+    perturbRange(runtime, records, start, end, out, rng);
+    aggregator.addPacked(out, end - start);
+  }
+  return aggregator;
+}
+
+/**
+ * Count-level simulation, exact: each user's entry is drawn (one word per user,
+ * as the client does), the true signs tallied per entry, then the reported
+ * number of -1 signs of entry e is `Binomial(minus_e, p) + Binomial(plus_e, 1 - p)`,
+ * the law of independent RR reports. O(n stride + entries).
+ */
+export function hadamardSimulate(plan: HadamardPlan, store: RecordStore, rng: Rng): HadamardAggregator {
+  const runtime = hadamardRuntime(plan);
+  checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
+  const records = storeMasks(runtime.encoding, store);
+  const { masks, size, stride } = runtime.entries;
+  const counts = new Uint32Array(size);
+  const trueMinus = new Uint32Array(size);
+  for (let start = 0; start < store.size; start += CHUNK) {
+    const end = Math.min(store.size, start + CHUNK);
+    const words = runtime.words.draw(rng, end - start);
+    for (let i = 0; i < end - start; i++) {
+      const e = uniformFromWord(words[i]!, size, runtime.reject, rng);
+      let x = 0;
+      const r = (start + i) * stride;
+      for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[e * stride + w]!;
+      counts[e]!++;
+      trueMinus[e]! += parity32(x);
+    }
+  }
+  const minus = new Float64Array(size);
+  for (let e = 0; e < size; e++) {
+    const m = trueMinus[e]!;
+    const plus = counts[e]! - m;
+    minus[e] =
+      (m > 0 ? drawBinomial(rng, m, plan.p) : 0) + (plus > 0 ? drawBinomial(rng, plus, 1 - plan.p) : 0);
+  }
+  const aggregator = new HadamardAggregator(plan);
+  aggregator.addTallies(counts, minus, store.size);
+  return aggregator;
+}
+
+/** The synopsis of a Hadamard method. */
+export interface HadamardSynopsis extends BaselineSynopsis {
+  readonly plan: HadamardPlan;
+  /** Unbiased coefficient estimate per entry, `(mean of reported signs) / (2p - 1)`; 0 for an entry with no report. */
+  readonly theta: Float64Array;
+}
+
+/**
+ * Server: `theta_e = (plus_e - minus_e) / (count_e (2p - 1))` for every entry,
+ * then a query over bits beta is `M_beta[gamma] = 2^-k sum_{alpha ⊆ beta}
+ * (-1)^{|gamma ∧ alpha|} theta_alpha` with theta_empty = 1 (ALGORITHMS.md §4;
+ * hadamard's `marginalFromCoefficients`), decoded onto the source attributes
+ * (codes of no value dropped; unbiased cells). MargHT answers a k-way query from
+ * its marginal's own coefficients (Cormode et al.: "does not share information
+ * between marginals") and a smaller query by the mean of the projections of the
+ * marginals containing it. O(entries) to estimate; O(k2 2^k2) per query.
+ */
+export function hadamardEstimate(
+  plan: HadamardPlan,
+  aggregator: ReportAggregator<HadamardReport>,
+  answers: AnswerPostProcessing = "none",
+): HadamardSynopsis {
+  const where = `${plan.method}.estimate`;
+  const post = checkAnswers(where, answers);
+  const tallies = checkAggregator(where, plan, aggregator, HadamardAggregator);
+  const runtime = hadamardRuntime(plan);
+  const theta = new Float64Array(plan.entries);
+  const scale = 1 / (2 * plan.p - 1);
+  for (let e = 0; e < plan.entries; e++) {
+    const count = tallies.counts[e]!;
+    if (count > 0) theta[e] = ((count - 2 * tallies.minus[e]!) / count) * scale;
+  }
+  const encoding = runtime.encoding;
+  const d = encoding.bits.length;
+  const finish = (q: readonly number[], cells: Float64Array): MarginalTable => {
+    const bitsQuery = encodedQuery(encoding, q);
+    const table = createTable(
+      bitsQuery,
+      bitsQuery.map(() => 2),
+      { cells },
+    );
+    return finishAnswer(decodeAnswer(encoding, table, false), post);
+  };
+  const query = (attributes: readonly number[]): MarginalTable => {
+    const q = checkQuery(`${plan.method}.query`, attributes, d);
+    if (runtime.lookup !== undefined) {
+      const lookup = runtime.lookup(q);
+      const local = new Float64Array(lookup.length);
+      local[0] = 1;
+      for (let m = 1; m < lookup.length; m++) local[m] = theta[lookup[m]!]!;
+      return finish(q, marginalFromCoefficients(local, local));
+    }
+    if (q.length > plan.k) {
+      throw new UnsupportedQueryError(
+        `${plan.method}.query: this method holds ${plan.k}-way marginals only and cannot answer a ${q.length}-way query`,
+      );
+    }
+    const groups = runtime.groups!;
+    const used = groups.containing(q);
+    const radixOf = (a: number) => 2 ** encoding.bits[a]!;
+    const size = q.reduce((product, a) => product * radixOf(a), 1);
+    const sum = new Float64Array(size);
+    const part = new Float64Array(size);
+    for (const g of used) {
+      const group = groups.groups[g]!;
+      const first = runtime.groupOffsets![g]!;
+      const cells = runtime.groupOffsets![g + 1]! - first + 1;
+      const local = new Float64Array(cells);
+      local[0] = 1;
+      for (let m = 1; m < cells; m++) local[m] = theta[first + m - 1]!;
+      marginalFromCoefficients(local, local);
+      marginalizeMixed(
+        local,
+        group.map(radixOf),
+        q.map((a) => group.indexOf(a)),
+        part,
+      );
+      for (let u = 0; u < size; u++) sum[u]! += part[u]! / used.length;
+    }
+    return finish(q, sum);
+  };
+  return { plan, theta, query };
+}

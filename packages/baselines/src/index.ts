@@ -1,0 +1,93 @@
+export type * from "./api.js";
+export {
+  AttributeAggregator,
+  attributeEstimate,
+  attributePerUser,
+  attributeReport,
+  planAttributes,
+} from "./attribute-methods.js";
+export {
+  type BinaryCalmSynopsis,
+  binaryCalmEstimate,
+  binaryCalmPopulation,
+  binaryCalmReport,
+  planBinaryCalm,
+} from "./binary-calm.js";
+export { applyChannel, type ChannelAxis, invertChannel, type RunEmOptions, runEm } from "./em.js";
+export {
+  CannotRunError,
+  InvalidParameterError,
+  InvalidRecordError,
+  MalformedReportError,
+  MethodTooLargeError,
+  UnsupportedQueryError,
+} from "./errors.js";
+export {
+  expectedInverseGroupSize,
+  expectedSse,
+  expectedSseFullDomain,
+  expectedSseGroups,
+  expectedSseHadamard,
+  expectedSseUniform,
+  supportSumVariance,
+} from "./expected-sse.js";
+export {
+  FullDomainAggregator,
+  type FullDomainSynopsis,
+  fullDomainEstimate,
+  fullDomainPerUser,
+  fullDomainReport,
+  fullDomainSimulate,
+  planFullDomain,
+} from "./full-domain.js";
+export {
+  GroupAggregator,
+  type GroupSynopsis,
+  groupEstimate,
+  groupPerUser,
+  groupReport,
+  groupSimulate,
+  planGroups,
+} from "./group-methods.js";
+export { inputCoefficientCount } from "./hadamard-entries.js";
+export {
+  HadamardAggregator,
+  type HadamardSynopsis,
+  hadamardEstimate,
+  hadamardPerUser,
+  hadamardReport,
+  hadamardSimulate,
+  marginalCoefficientCount,
+  planHadamard,
+} from "./hadamard-methods.js";
+export { type BeMethod, type CalmMethod, createBe, createCalm } from "./methods/calm.js";
+export { createEm, createInpEm, type EmMethod } from "./methods/em.js";
+export { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
+export { createAm, createMargPs, createMargRr } from "./methods/group.js";
+export { createFt, createInpHt, createMargHt } from "./methods/hadamard.js";
+export { createInpCms, createInpHtCms } from "./methods/sketch.js";
+export { createUni } from "./methods/uni.js";
+export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
+export { CORMODE_CODE_METHODS, createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
+export { runMethod } from "./run.js";
+export {
+  CmsAggregator,
+  cmsEstimate,
+  cmsPerUser,
+  cmsReport,
+  cmsSimulate,
+  HcmsAggregator,
+  hcmsEstimate,
+  hcmsPerUser,
+  hcmsReport,
+  hcmsSimulate,
+  planSketch,
+  type SketchSynopsis,
+} from "./sketch-methods.js";
+export {
+  planUniform,
+  UniformAggregator,
+  uniformEstimate,
+  uniformPopulation,
+  uniformReport,
+} from "./uniform-method.js";

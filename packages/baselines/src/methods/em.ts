@@ -1,0 +1,45 @@
+import type { ReportAggregator } from "@calm-ldp/marginal-algebra";
+import type { AttributePlan, AttributeReport, BaselineProtocol, EmOptions, EmSynopsis } from "../api.js";
+import {
+  AttributeAggregator,
+  attributeEstimate,
+  attributePerUser,
+  attributeReport,
+  planAttributes,
+} from "../attribute-methods.js";
+
+/** EM and InpEM: their synopsis answers with EM diagnostics. */
+export interface EmMethod extends BaselineProtocol<AttributePlan, AttributeReport> {
+  estimate(plan: AttributePlan, aggregator: ReportAggregator<AttributeReport>): EmSynopsis;
+}
+
+function emMethod(id: AttributePlan["method"], label: string, options: EmOptions): EmMethod {
+  return {
+    id,
+    label,
+    plan: (parameters) => planAttributes(id, parameters, options),
+    report: attributeReport,
+    createAggregator: (plan) => new AttributeAggregator(plan),
+    estimate: (plan, aggregator) => attributeEstimate(plan, aggregator, options),
+    simulatePerUser: attributePerUser,
+  };
+}
+
+/**
+ * EM (CALM §3.6, appendix A.2): every attribute through GRR with eps/d; each
+ * query by EM over the reported combinations, started from the inclusion-exclusion
+ * estimate. No count-level simulation (the server keeps the reports): per user.
+ */
+export function createEm(options: EmOptions = {}): EmMethod {
+  return emMethod("em", "EM", options);
+}
+
+/**
+ * InpEM (Cormode et al. §4.4, after Fanti et al.): every bit of the binary
+ * encoding through RR with eps/(total bits); each query by EM from the uniform
+ * prior with Omega = 1e-5; `answer(q).diagnostics.stoppedAtPrior` flags the failure
+ * of their Table 3.
+ */
+export function createInpEm(options: EmOptions = {}): EmMethod {
+  return emMethod("inpem", "InpEM", options);
+}

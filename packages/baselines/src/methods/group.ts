@@ -1,0 +1,48 @@
+import { checkAnswers } from "../answers.js";
+import type { BaselineOptions, BaselineProtocol, GroupPlan, GroupReport } from "../api.js";
+import { expectedSseGroups } from "../expected-sse.js";
+import {
+  GroupAggregator,
+  groupEstimate,
+  groupPerUser,
+  groupReport,
+  groupSimulate,
+  planGroups,
+} from "../group-methods.js";
+
+type GroupMethod = BaselineProtocol<GroupPlan, GroupReport>;
+
+function groupMethod(id: GroupPlan["method"], label: string, options: BaselineOptions): GroupMethod {
+  const answers = checkAnswers(id, options.answers);
+  return {
+    id,
+    label,
+    plan: (parameters) => planGroups(id, parameters, options),
+    report: groupReport,
+    createAggregator: (plan) => new GroupAggregator(plan),
+    estimate: (plan, aggregator) => groupEstimate(plan, aggregator, answers),
+    simulate: groupSimulate,
+    simulatePerUser: groupPerUser,
+    expectedSse: expectedSseGroups,
+  };
+}
+
+/**
+ * AM (CALM §3.4): users split uniformly into C(d, k) groups, one per k-way
+ * marginal; each reports her group's cell through the adaptive FO. Answers
+ * k-way queries (and smaller ones, by averaging); refuses when there are fewer
+ * users than groups.
+ */
+export function createAm(options: BaselineOptions = {}): GroupMethod {
+  return groupMethod("am", "AM", options);
+}
+
+/** MargRR (Cormode et al. §4.3): a random k-way marginal's one-hot binary code through SUE (RR with eps/2 per bit). */
+export function createMargRr(options: BaselineOptions = {}): GroupMethod {
+  return groupMethod("margrr", "MargRR", options);
+}
+
+/** MargPS (Cormode et al. §4.3): a random k-way marginal's binary code through GRR (preferential sampling). */
+export function createMargPs(options: BaselineOptions = {}): GroupMethod {
+  return groupMethod("margps", "MargPS", options);
+}

@@ -1,0 +1,36 @@
+import type { ProtocolPlan, RecordStore } from "@calm-ldp/marginal-algebra";
+import type { Rng } from "@calm-ldp/random";
+import type { BaselineProtocol, RunOptions, RunResult } from "./api.js";
+import { CannotRunError, fail } from "./errors.js";
+
+/**
+ * Run a whole population (every record of `store` is one user) through a method
+ * and return the filled aggregator with the path used:
+ * - "counts": the method's exact count-level `simulate` (throws `CannotRunError`
+ *   for a method without one: EM, InpEM, InpOLH);
+ * - "per-user": `simulatePerUser`, every record through the real client kernel,
+ *   batched;
+ * - "auto" (default): "counts" where the method has it, else "per-user".
+ * Both paths give the same distribution of estimates (tested per method). Then
+ * `method.estimate(plan, result.aggregator)` gives the synopsis. Cost: the
+ * method's simulation or per-user cost.
+ */
+export function runMethod<Plan extends ProtocolPlan, Report>(
+  method: BaselineProtocol<Plan, Report>,
+  plan: Plan,
+  store: RecordStore,
+  rng: Rng,
+  options: RunOptions = {},
+): RunResult<Report> {
+  const path = options.path ?? "auto";
+  if (path !== "auto" && path !== "counts" && path !== "per-user")
+    fail("runMethod", 'path must be "auto", "counts" or "per-user"', path);
+  if (path === "counts" && method.simulate === undefined) {
+    throw new CannotRunError(
+      `runMethod: ${method.id} has no exact count-level simulation; use path "per-user" or "auto"`,
+    );
+  }
+  if (path !== "per-user" && method.simulate !== undefined)
+    return { aggregator: method.simulate(plan, store, rng), path: "counts" };
+  return { aggregator: method.simulatePerUser(plan, store, rng), path: "per-user" };
+}

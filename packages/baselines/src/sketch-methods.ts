@@ -1,0 +1,490 @@
+import {
+  createSue,
+  type FrequencyOracle,
+  localHash,
+  type OracleAggregator,
+} from "@calm-ldp/frequency-oracles";
+import { fwht } from "@calm-ldp/hadamard";
+import {
+  createTable,
+  type MarginalTable,
+  type ProtocolParameters,
+  type RecordStore,
+  type ReportAggregator,
+} from "@calm-ldp/marginal-algebra";
+import {
+  type BernoulliSampler,
+  createBernoulli,
+  deriveSeed,
+  binomial as drawBinomial,
+  partition,
+  type Rng,
+  uniformInt,
+} from "@calm-ldp/random";
+import { checkAnswers, finishAnswer } from "./answers.js";
+import type {
+  AnswerPostProcessing,
+  BaselineSynopsis,
+  HadamardSketchReport,
+  SketchOptions,
+  SketchPlan,
+  SketchReport,
+} from "./api.js";
+import {
+  decodeAnswer,
+  type EncodingRuntime,
+  encodedQuery,
+  encodingRuntime,
+  recordMask,
+  storeMasks,
+} from "./encoding.js";
+import { fail, MalformedReportError, tooLarge } from "./errors.js";
+import { marginalizeMixed } from "./marginalize.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
+
+const CHUNK = 1 << 16;
+
+/** @internal Run-time facts of a sketch plan. */
+interface SketchRuntime {
+  readonly encoding: EncodingRuntime;
+  /** InpCMS: SUE over the width. */
+  readonly sue: FrequencyOracle<Uint32Array>;
+  /** InpHTCMS: RR keep probability e^eps / (1 + e^eps). */
+  readonly p: number;
+  readonly keep: BernoulliSampler;
+  /** InpHTCMS: entries (row, coefficient 1..w-1) = rows * (w - 1). */
+  readonly entries: number;
+  readonly reject: number;
+  readonly words: WordBuffer;
+}
+
+const runtimes = new WeakMap<SketchPlan, SketchRuntime>();
+
+function sketchRuntime(plan: SketchPlan): SketchRuntime {
+  let runtime = runtimes.get(plan);
+  if (runtime === undefined) {
+    const e = Math.exp(plan.eps);
+    const p = e / (1 + e);
+    const entries = plan.rows * (plan.width - 1);
+    runtime = {
+      encoding: encodingRuntime(plan.schema),
+      sue: createSue({ eps: plan.eps, domain: plan.width }),
+      p,
+      keep: createBernoulli(p),
+      entries,
+      reject: rejectionOf(entries),
+      words: new WordBuffer(),
+    };
+    runtimes.set(plan, runtime);
+  }
+  return runtime;
+}
+
+/**
+ * Plan a count-mean sketch over the full binary domain (Cormode et al. appendix
+ * B.2, after Apple's deployment): `rows` public hash functions
+ * `h_j(x) = localHash(seed_j, x, width)` (frequency-oracles' seeded hash family),
+ * seeds derived from `options.seed`. InpCMS: the user reports her row's hashed
+ * value through SUE over the width (each bit with eps/2, as Apple's ±1 vector
+ * flipped with 1/(1 + e^{eps/2})); InpHTCMS: one Hadamard coefficient of the
+ * one-hot hashed value through binary RR with eps (width a power of two).
+ * Defaults g = 5, w = 256 (Cormode et al.). Refuses a full domain above `maxCells`.
+ * O(rows).
+ */
+export function planSketch(
+  method: SketchPlan["method"],
+  parameters: ProtocolParameters,
+  options: SketchOptions = {},
+): SketchPlan {
+  const where = `${method}.plan`;
+  checkParameters(where, parameters);
+  const { maxCells } = limitsOf(options);
+  const bits = encodingRuntime(parameters.schema).bits;
+  const totalBits = bits.reduce((s, b) => s + b, 0);
+  const domain = 2 ** totalBits;
+  if (domain > maxCells) tooLarge(where, "the full binary domain", domain, maxCells, "cells");
+  const rows = options.rows ?? 5;
+  const width = options.width ?? 256;
+  const seed = options.seed ?? 0;
+  if (!Number.isInteger(rows) || rows < 1 || rows > 1024)
+    fail(where, "rows must be an integer in [1, 1024]", rows);
+  if (!Number.isInteger(width) || width < 2 || width > 2 ** 16)
+    fail(where, "width must be an integer in [2, 65536]", width);
+  if (method === "inphtcms" && (width & (width - 1)) !== 0)
+    fail(where, "width must be a power of two for the Hadamard sketch", width);
+  if (!Number.isSafeInteger(seed) || seed < 0) fail(where, "seed must be a safe integer >= 0", seed);
+  return {
+    method,
+    version: 1,
+    eps: parameters.eps,
+    n: parameters.n,
+    k: parameters.k,
+    schema: parameters.schema,
+    bits: [...bits],
+    domain,
+    rows,
+    width,
+    hashSeeds: Array.from({ length: rows }, (_, j) => deriveSeed(seed, j) >>> 0),
+  };
+}
+
+function recordIndex(runtime: SketchRuntime, record: ArrayLike<number>): number {
+  const mask = new Uint32Array(1);
+  recordMask(runtime.encoding, record, mask, 0);
+  return mask[0]!;
+}
+
+/** Client of InpCMS: a uniform row j, the hashed value h_j(x) through SUE over the width. O(d + w). */
+export function cmsReport(plan: SketchPlan, record: ArrayLike<number>, rng: Rng): SketchReport {
+  const runtime = sketchRuntime(plan);
+  checkRecord(`${plan.method}.report`, record, runtime.encoding.cardinalities);
+  const row = uniformInt(rng, plan.rows);
+  const y = localHash(plan.hashSeeds[row]!, recordIndex(runtime, record), plan.width);
+  return { row, report: runtime.sue.perturb(y, rng) };
+}
+
+/**
+ * Client of InpHTCMS: a uniform (row j, coefficient l in 1..w-1) in one exact
+ * word, the sign `(-1)^{|l ∧ h_j(x)|}` kept with probability e^eps / (1 + e^eps)
+ * (the batched kernel on one record). O(d).
+ */
+export function hcmsReport(plan: SketchPlan, record: ArrayLike<number>, rng: Rng): HadamardSketchReport {
+  const runtime = sketchRuntime(plan);
+  checkRecord(`${plan.method}.report`, record, runtime.encoding.cardinalities);
+  const out = new Uint32Array(1);
+  hcmsKernel(plan, runtime, Uint32Array.of(recordIndex(runtime, record)), 0, 1, out, rng);
+  const e = out[0]! >>> 1;
+  return {
+    row: Math.floor(e / (plan.width - 1)),
+    coefficient: (e % (plan.width - 1)) + 1,
+    sign: (out[0]! & 1) === 1 ? -1 : 1,
+  };
+}
+
+/** @internal InpHTCMS kernel: packed `entry * 2 + bit` per user, two words each. */
+function hcmsKernel(
+  plan: SketchPlan,
+  runtime: SketchRuntime,
+  indices: Uint32Array,
+  start: number,
+  end: number,
+  out: Uint32Array,
+  rng: Rng,
+): void {
+  const count = end - start;
+  const words = runtime.words.draw(rng, 2 * count);
+  const span = plan.width - 1;
+  const { keep, reject, entries } = runtime;
+  const threshold = keep.threshold;
+  for (let i = 0; i < count; i++) {
+    const e = uniformFromWord(words[2 * i]!, entries, reject, rng);
+    const row = Math.floor(e / span);
+    const l = e - row * span + 1;
+    const y = localHash(plan.hashSeeds[row]!, indices[start + i]!, plan.width);
+    const bit = parity32(l & y);
+    const u = words[2 * i + 1]!;
+    const kept = u < threshold || (u === threshold && keep.fromWord(u, rng));
+    out[i] = e * 2 + (kept ? bit : bit ^ 1);
+  }
+}
+
+/** Server side of InpCMS: one SUE aggregator per row. */
+export class CmsAggregator implements ReportAggregator<SketchReport> {
+  readonly plan: SketchPlan;
+  readonly rows: readonly OracleAggregator<Uint32Array>[];
+
+  constructor(plan: SketchPlan) {
+    this.plan = plan;
+    const sue = sketchRuntime(plan).sue;
+    this.rows = Array.from({ length: plan.rows }, () => sue.createAggregator());
+  }
+
+  get reports(): number {
+    let total = 0;
+    for (const row of this.rows) total += row.reports;
+    return total;
+  }
+
+  add(report: SketchReport): void {
+    const row = report?.row;
+    if (typeof row !== "number" || !Number.isInteger(row) || row < 0 || row >= this.rows.length) {
+      throw new MalformedReportError(
+        `${this.plan.method}.add: report.row must be an integer in [0, ${this.rows.length}) (got ${String(row)}); nothing was counted`,
+        "value",
+      );
+    }
+    this.rows[row]!.add(report.report);
+  }
+
+  merge(other: ReportAggregator<SketchReport>): void {
+    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, CmsAggregator);
+    for (let j = 0; j < this.rows.length; j++) this.rows[j]!.merge(theirs.rows[j]!);
+  }
+}
+
+/** Server side of InpHTCMS: per (row, coefficient) entry, the reports and the reports of sign -1. */
+export class HcmsAggregator implements ReportAggregator<HadamardSketchReport> {
+  readonly plan: SketchPlan;
+  readonly counts: Uint32Array;
+  readonly minus: Uint32Array;
+  #reports = 0;
+
+  constructor(plan: SketchPlan) {
+    this.plan = plan;
+    this.counts = new Uint32Array(plan.rows * (plan.width - 1));
+    this.minus = new Uint32Array(plan.rows * (plan.width - 1));
+  }
+
+  get reports(): number {
+    return this.#reports;
+  }
+
+  add(report: HadamardSketchReport): void {
+    const { rows, width } = this.plan;
+    const row = report?.row;
+    const l = report?.coefficient;
+    const sign = report?.sign;
+    if (
+      typeof row !== "number" ||
+      !Number.isInteger(row) ||
+      row < 0 ||
+      row >= rows ||
+      typeof l !== "number" ||
+      !Number.isInteger(l) ||
+      l < 1 ||
+      l >= width ||
+      (sign !== 1 && sign !== -1)
+    ) {
+      throw new MalformedReportError(
+        `${this.plan.method}.add: a report is { row in [0, ${rows}), coefficient in [1, ${width}), sign: 1 | -1 } (got ${JSON.stringify(report)}); nothing was counted`,
+        "value",
+      );
+    }
+    const e = row * (width - 1) + l - 1;
+    this.counts[e]!++;
+    if (sign === -1) this.minus[e]!++;
+    this.#reports++;
+  }
+
+  /** @internal */
+  addPacked(packed: Uint32Array, count: number): void {
+    for (let i = 0; i < count; i++) {
+      const e = packed[i]! >>> 1;
+      this.counts[e]!++;
+      this.minus[e]! += packed[i]! & 1;
+    }
+    this.#reports += count;
+  }
+
+  /** @internal */
+  addTallies(counts: ArrayLike<number>, minus: ArrayLike<number>, reports: number): void {
+    for (let e = 0; e < this.counts.length; e++) {
+      this.counts[e]! += counts[e]!;
+      this.minus[e]! += minus[e]!;
+    }
+    this.#reports += reports;
+  }
+
+  merge(other: ReportAggregator<HadamardSketchReport>): void {
+    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, HcmsAggregator);
+    this.addTallies(theirs.counts, theirs.minus, theirs.reports);
+  }
+}
+
+/** @internal Each user's row (uniform) and hashed value, sorted by row. */
+function rowsOf(
+  plan: SketchPlan,
+  indices: Uint32Array,
+  rng: Rng,
+): { offsets: Uint32Array; hashed: Uint32Array } {
+  const rows = partition(rng, indices.length, plan.rows);
+  const offsets = new Uint32Array(plan.rows + 1);
+  for (let r = 0; r < rows.length; r++) offsets[rows[r]! + 1]!++;
+  for (let j = 0; j < plan.rows; j++) offsets[j + 1]! += offsets[j]!;
+  const cursor = offsets.slice(0, plan.rows);
+  const hashed = new Uint32Array(indices.length);
+  for (let r = 0; r < rows.length; r++) {
+    const j = rows[r]!;
+    hashed[cursor[j]!++] = localHash(plan.hashSeeds[j]!, indices[r]!, plan.width);
+  }
+  return { offsets, hashed };
+}
+
+/** Per-user path of InpCMS: rows drawn per user, then SUE's batched client kernel per row. O(n w). */
+export function cmsPerUser(plan: SketchPlan, store: RecordStore, rng: Rng): CmsAggregator {
+  const runtime = sketchRuntime(plan);
+  checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
+  const { offsets, hashed } = rowsOf(plan, storeMasks(runtime.encoding, store), rng);
+  const aggregator = new CmsAggregator(plan);
+  for (let j = 0; j < plan.rows; j++) {
+    const values = hashed.subarray(offsets[j]!, offsets[j + 1]!);
+    if (values.length > 0) aggregator.rows[j]!.addBatch(runtime.sue.perturbBatch(values, rng));
+  }
+  return aggregator;
+}
+
+/** Count-level simulation of InpCMS (exact: rows per user, then SUE's joint count-level law per row). O(n + rows w). */
+export function cmsSimulate(plan: SketchPlan, store: RecordStore, rng: Rng): CmsAggregator {
+  const runtime = sketchRuntime(plan);
+  checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
+  const { offsets, hashed } = rowsOf(plan, storeMasks(runtime.encoding, store), rng);
+  const aggregator = new CmsAggregator(plan);
+  const counts = new Float64Array(plan.width);
+  for (let j = 0; j < plan.rows; j++) {
+    counts.fill(0);
+    for (let r = offsets[j]!; r < offsets[j + 1]!; r++) counts[hashed[r]!]!++;
+    const size = offsets[j + 1]! - offsets[j]!;
+    if (size > 0) aggregator.rows[j]!.addCounts(runtime.sue.simulateCounts(counts, rng), size);
+  }
+  return aggregator;
+}
+
+/** Per-user path of InpHTCMS: the client kernel on every record (two words per user). O(n d). */
+export function hcmsPerUser(plan: SketchPlan, store: RecordStore, rng: Rng): HcmsAggregator {
+  const runtime = sketchRuntime(plan);
+  checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
+  const indices = storeMasks(runtime.encoding, store);
+  const aggregator = new HcmsAggregator(plan);
+  const out = new Uint32Array(Math.min(CHUNK, store.size));
+  for (let start = 0; start < store.size; start += CHUNK) {
+    const end = Math.min(store.size, start + CHUNK);
+    hcmsKernel(plan, runtime, indices, start, end, out, rng);
+    aggregator.addPacked(out, end - start);
+  }
+  return aggregator;
+}
+
+/**
+ * Count-level simulation of InpHTCMS, exact: each user's (row, coefficient) is
+ * drawn as the client does and the true signs tallied; the reported -1 signs per
+ * entry are `Binomial(minus, p) + Binomial(plus, 1 - p)`. O(n + entries).
+ */
+export function hcmsSimulate(plan: SketchPlan, store: RecordStore, rng: Rng): HcmsAggregator {
+  const runtime = sketchRuntime(plan);
+  checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
+  const indices = storeMasks(runtime.encoding, store);
+  const { entries, reject, p } = runtime;
+  const span = plan.width - 1;
+  const counts = new Uint32Array(entries);
+  const trueMinus = new Uint32Array(entries);
+  for (let start = 0; start < indices.length; start += CHUNK) {
+    const end = Math.min(indices.length, start + CHUNK);
+    const words = runtime.words.draw(rng, end - start);
+    for (let i = 0; i < end - start; i++) {
+      const e = uniformFromWord(words[i]!, entries, reject, rng);
+      const row = Math.floor(e / span);
+      const y = localHash(plan.hashSeeds[row]!, indices[start + i]!, plan.width);
+      counts[e]!++;
+      trueMinus[e]! += parity32((e - row * span + 1) & y);
+    }
+  }
+  const minus = new Float64Array(entries);
+  for (let e = 0; e < entries; e++) {
+    const m = trueMinus[e]!;
+    const plus = counts[e]! - m;
+    minus[e] = (m > 0 ? drawBinomial(rng, m, p) : 0) + (plus > 0 ? drawBinomial(rng, plus, 1 - p) : 0);
+  }
+  const aggregator = new HcmsAggregator(plan);
+  aggregator.addTallies(counts, minus, indices.length);
+  return aggregator;
+}
+
+/** The synopsis of a sketch method. */
+export interface SketchSynopsis extends BaselineSynopsis {
+  readonly plan: SketchPlan;
+  /** Per row, the estimated fraction of that row's users in each bucket (unbiased given the row's users). */
+  readonly buckets: readonly Float64Array[];
+  /** The count-mean estimate of the full binary table (fractions). */
+  readonly full: Float64Array;
+}
+
+/**
+ * Count-mean estimate over the full domain from per-row bucket estimates F_j:
+ * `f(x) = w / (w - 1) * (mean_j F_j[h_j(x)] - 1 / w)` (Apple's count-mean
+ * sketch debiasing, unbiased for ideal hashing), rows without reports left out;
+ * then marginalised per query and decoded. O(rows D) once, O(D) per query.
+ */
+function sketchSynopsis(
+  plan: SketchPlan,
+  buckets: (Float64Array | null)[],
+  answers: AnswerPostProcessing,
+): SketchSynopsis {
+  const runtime = sketchRuntime(plan);
+  const { width, domain } = plan;
+  const used = buckets.map((b, j) => (b === null ? -1 : j)).filter((j) => j >= 0);
+  const full = new Float64Array(domain);
+  if (used.length === 0) full.fill(1 / domain);
+  else {
+    const scale = width / (width - 1) / used.length;
+    for (const j of used) {
+      const row = buckets[j]!;
+      const seed = plan.hashSeeds[j]!;
+      for (let x = 0; x < domain; x++) full[x]! += row[localHash(seed, x, width)]! * scale;
+    }
+    const offset = 1 / (width - 1);
+    for (let x = 0; x < domain; x++) full[x]! -= offset;
+  }
+  const encoding = runtime.encoding;
+  const radices = encoding.bits.map((b) => 2 ** b);
+  const query = (attributes: readonly number[]): MarginalTable => {
+    const q = checkQuery(`${plan.method}.query`, attributes, radices.length);
+    const size = q.reduce((product, a) => product * radices[a]!, 1);
+    const cells = marginalizeMixed(full, radices, q, new Float64Array(size));
+    const bitsQuery = encodedQuery(encoding, q);
+    const table = createTable(
+      bitsQuery,
+      bitsQuery.map(() => 2),
+      { cells },
+    );
+    return finishAnswer(decodeAnswer(encoding, table, false), answers);
+  };
+  return { plan, buckets: buckets.map((b) => b ?? new Float64Array(width)), full, query };
+}
+
+/** Server of InpCMS: per row the SUE estimate of the bucket fractions, then the count-mean estimate. */
+export function cmsEstimate(
+  plan: SketchPlan,
+  aggregator: ReportAggregator<SketchReport>,
+  answers: AnswerPostProcessing = "none",
+): SketchSynopsis {
+  const where = `${plan.method}.estimate`;
+  const post = checkAnswers(where, answers);
+  const rows = checkAggregator(where, plan, aggregator, CmsAggregator).rows;
+  return sketchSynopsis(
+    plan,
+    rows.map((row) => (row.reports > 0 ? row.estimate() : null)),
+    post,
+  );
+}
+
+/**
+ * Server of InpHTCMS: per row the coefficient estimates `theta_l = (plus - minus)
+ * / (count (2p - 1))`, theta_0 = 1, the bucket fractions by the inverse FWHT
+ * (hadamard's `fwht`, scaling "inverse"), then the count-mean estimate.
+ */
+export function hcmsEstimate(
+  plan: SketchPlan,
+  aggregator: ReportAggregator<HadamardSketchReport>,
+  answers: AnswerPostProcessing = "none",
+): SketchSynopsis {
+  const where = `${plan.method}.estimate`;
+  const post = checkAnswers(where, answers);
+  const tallies = checkAggregator(where, plan, aggregator, HcmsAggregator);
+  const { p } = sketchRuntime(plan);
+  const span = plan.width - 1;
+  const buckets = Array.from({ length: plan.rows }, (_, j) => {
+    let reports = 0;
+    const theta = new Float64Array(plan.width);
+    theta[0] = 1;
+    for (let l = 1; l <= span; l++) {
+      const e = j * span + l - 1;
+      const count = tallies.counts[e]!;
+      reports += count;
+      if (count > 0) theta[l] = (count - 2 * tallies.minus[e]!) / count / (2 * p - 1);
+    }
+    return reports > 0 ? fwht(theta, { scaling: "inverse" }) : null;
+  });
+  return sketchSynopsis(plan, buckets, post);
+}
