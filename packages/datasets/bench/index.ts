@@ -6,13 +6,15 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
 import type { LoadedDataset } from "../src/index.js";
 import { generateBayesNet, generateIid, sampleUsers } from "../src/index.js";
 import { loadAdult, loadCsv, loadMsnbc, loadNltcs, loadTransactions } from "../src/node.js";
 
-const ROOT = process.env.DATASETS_DIR ?? "/work/shared/datasets";
+const ROOT =
+  process.env.CALM_LDP_DATA ?? fileURLToPath(new URL("../../../../shared/datasets", import.meta.url));
 const N = 1 << 20;
 const D = 32;
 

@@ -273,6 +273,7 @@ export type DataSpec =
       readonly attributes?: readonly string[];
     }
   | { readonly kind: "nltcs"; readonly path: string }
+  | { readonly kind: "movielens"; readonly path: string; readonly top?: number }
   | { readonly kind: "transactions"; readonly path: string; readonly format: "auto" | "fimi" | "spmf" }
   | { readonly kind: "msnbc"; readonly path: string }
   | {

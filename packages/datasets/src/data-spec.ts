@@ -2,7 +2,15 @@ import type { DataSpec } from "./api.js";
 import { DataSpecError } from "./errors.js";
 
 /** The kinds a `--data` spec may name. */
-export const DATA_SPEC_KINDS = ["synthetic", "adult", "nltcs", "transactions", "msnbc", "csv"] as const;
+export const DATA_SPEC_KINDS = [
+  "synthetic",
+  "adult",
+  "nltcs",
+  "transactions",
+  "msnbc",
+  "movielens",
+  "csv",
+] as const;
 
 const PARAMETERS: Record<string, readonly string[]> = {
   "synthetic-iid": ["p", "cardinality", "probs"],
@@ -11,6 +19,7 @@ const PARAMETERS: Record<string, readonly string[]> = {
   nltcs: [],
   transactions: ["format"],
   msnbc: [],
+  movielens: ["top"],
   csv: ["schema", "header", "delimiter", "maxCategories"],
 };
 
@@ -21,7 +30,7 @@ const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
  * `synthetic:iid[?p=<P(1)>[,<P(1)>...]|&cardinality=<c>|&probs=<p0>,<p1>,...]`,
  * `synthetic:bn[?strength=<0..1>&parents=<max parents>&cardinality=<c>&seed=<x>&base=random|uniform]`,
  * `adult:<dir or file>[?partition=binary|capped&attributes=<a,b,...>|classification]`, `nltcs:<file>`,
- * `transactions:<file>[?format=auto|fimi|spmf]`, `msnbc:<file>`,
+ * `transactions:<file>[?format=auto|fimi|spmf]`, `msnbc:<file>`, `movielens:<dir>[?top=<movies per genre>]`,
  * `csv:<file>[?schema=<json file>&header=true|false&delimiter=<char>|tab&maxCategories=<m>]`.
  * The kind ends at the first `:`, the path at the first `?` (paths containing `?` are not supported);
  * parameters are URL-encoded (`%2C` etc. decode). Unknown kinds or parameters, repeated parameters and bad
@@ -143,6 +152,10 @@ export function parseDataSpec(text: string): DataSpec {
     case "nltcs":
     case "msnbc":
       return { kind: key, path: main };
+    case "movielens": {
+      const top = number("top", (v) => Number.isSafeInteger(v) && v >= 1, "an integer >= 1");
+      return { kind: "movielens", path: main, ...(top !== undefined ? { top } : {}) };
+    }
     case "transactions":
       return {
         kind: "transactions",
@@ -208,6 +221,8 @@ export function formatDataSpec(spec: DataSpec): string {
     case "nltcs":
     case "msnbc":
       return `${spec.kind}:${spec.path}`;
+    case "movielens":
+      return `movielens:${spec.path}${query([["top", spec.top]])}`;
     case "transactions":
       return `transactions:${spec.path}${query([["format", spec.format === "auto" ? undefined : spec.format]])}`;
     case "csv":

@@ -19,6 +19,12 @@ export { generateFromSpec, NETWORK_STREAM, RECORD_STREAM, SAMPLE_STREAM } from "
 export { generateIid } from "./generate-iid.js";
 export { createIntLineTokenizer, type IntLineHandlers, type IntLineTokenizer } from "./int-line-tokenizer.js";
 export { createLineSplitter, forEachLine, type LineHandler, type LineSplitter } from "./line-splitter.js";
+export {
+  createMovielensParser,
+  ML100K_GENRES,
+  type MovielensOptions,
+  type MovielensParser,
+} from "./movielens.js";
 export { createMsnbcParser, MSNBC_CATEGORIES, type MsnbcParser, parseMsnbc } from "./msnbc.js";
 export { sampleBayesNetwork } from "./sample-bayes-network.js";
 export { sampleUsers } from "./sample-users.js";

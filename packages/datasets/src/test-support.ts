@@ -2,10 +2,15 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Column } from "@calm-ldp/marginal-algebra";
 
-/** Where the shared real datasets live (read in place, never copied). */
-export const DATA_ROOT = "/work/shared/datasets";
+/**
+ * Where the shared real datasets live (read in place, never copied): `$CALM_LDP_DATA`,
+ * else `../shared/datasets` beside the repository checkout.
+ */
+export const DATA_ROOT =
+  process.env.CALM_LDP_DATA ?? fileURLToPath(new URL("../../../../shared/datasets", import.meta.url));
 
 /** A real dataset file: its path, whether it is present, and a test name that says when it is absent. */
 export function realFile(relative: string, label: string): { path: string; exists: boolean; name: string } {

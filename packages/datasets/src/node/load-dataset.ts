@@ -8,6 +8,7 @@ import { generateFromSpec, SAMPLE_STREAM } from "../generate-from-spec.js";
 import { sampleUsers } from "../sample-users.js";
 import { loadAdult } from "./load-adult.js";
 import { loadCsv } from "./load-csv.js";
+import { loadMovielens } from "./load-movielens.js";
 import { loadMsnbc } from "./load-msnbc.js";
 import { loadNltcs } from "./load-nltcs.js";
 import { loadTransactions } from "./load-transactions.js";
@@ -56,6 +57,12 @@ export async function loadDataset(
     case "msnbc":
       dataset = await loadMsnbc(parsed.path, d !== undefined ? { d } : {});
       break;
+    case "movielens":
+      dataset = await loadMovielens(parsed.path, {
+        ...(d !== undefined ? { d } : {}),
+        ...(parsed.top !== undefined ? { top: parsed.top } : {}),
+      });
+      break;
     case "transactions":
       if (d === undefined)
         fail(where, "d (the number of most frequent items to keep) is required for transaction data", d);
@@ -73,7 +80,10 @@ export async function loadDataset(
   }
   if (
     c !== undefined &&
-    (parsed.kind === "nltcs" || parsed.kind === "msnbc" || parsed.kind === "transactions")
+    (parsed.kind === "nltcs" ||
+      parsed.kind === "msnbc" ||
+      parsed.kind === "movielens" ||
+      parsed.kind === "transactions")
   ) {
     dataset = capCategories(dataset, c);
   }
