@@ -23,6 +23,21 @@ export interface SubsetSelectionOptions extends OracleOptions {
   readonly k?: number;
 }
 
+/** Options accepted by `createOracle`: eps and D, plus `g` (olh) or `k` (ss) where they apply. */
+export interface CreateOracleOptions extends OracleOptions {
+  readonly g?: number;
+  readonly k?: number;
+}
+
+/** A factory of the registry (`oracleFactories`). */
+export type OracleFactory = (options: CreateOracleOptions) => FrequencyOracle;
+
+/** A local-hashing report (OLH, BLH): the user's public hash seed and the perturbed bucket in [0, g). */
+export interface LocalHashReport {
+  readonly seed: number;
+  readonly bucket: number;
+}
+
 /**
  * Many reports of one oracle, packed: report i occupies
  * `words[i * stride .. (i + 1) * stride)`. GRR/RR/HR use one word (the reported

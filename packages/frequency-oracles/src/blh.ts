@@ -1,7 +1,7 @@
-import type { FrequencyOracle, OracleOptions } from "./api.js";
+import type { FrequencyOracle, LocalHashReport, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { fail } from "./errors.js";
-import { type LocalHashReport, localHashCore } from "./local-hash.js";
+import { localHashCore } from "./local-hash.js";
 import { checkDomain, checkEps } from "./params.js";
 
 /**

@@ -1,15 +1,18 @@
 export { adaptiveMechanism, createAdaptive } from "./adaptive.js";
 export type {
   CategoricalLaw,
+  CreateOracleOptions,
   EmpiricalAuditOptions,
   EmpiricalAuditResult,
   ExactPrivacyOptions,
   FrequencyOracle,
   IndependentBitsLaw,
   LocalHashOptions,
+  LocalHashReport,
   MembershipLaw,
   OracleAggregator,
   OracleCore,
+  OracleFactory,
   OracleName,
   OracleOptions,
   PrivacyLaw,
@@ -32,19 +35,11 @@ export { walshHadamard } from "./fwht.js";
 export { createGrr } from "./grr.js";
 export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";
 export { createHr, MAX_HR_DOMAIN } from "./hr.js";
-export type { LocalHashReport } from "./local-hash.js";
 export { normSub } from "./norm-sub.js";
 export { createOlh, MAX_HASH_RANGE } from "./olh.js";
 export { createOue } from "./oue.js";
 export { MAX_DOMAIN, MAX_EPS } from "./params.js";
-export {
-  type CreateOracleOptions,
-  createOracle,
-  isOracleName,
-  ORACLE_NAMES,
-  type OracleFactory,
-  oracleFactories,
-} from "./registry.js";
+export { createOracle, isOracleName, ORACLE_NAMES, oracleFactories } from "./registry.js";
 export { createRr } from "./rr.js";
 export { projectOntoSimplex } from "./simplex.js";
 export { simulateSupportPerCell } from "./simulate.js";

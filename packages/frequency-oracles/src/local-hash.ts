@@ -1,5 +1,5 @@
 import { createBernoulli, type Rng } from "@calm-ldp/random";
-import type { OracleCore } from "./api.js";
+import type { LocalHashReport, OracleCore } from "./api.js";
 import { malformed } from "./errors.js";
 import { bucketStart, fmix32, hashKey } from "./hash.js";
 import { boundedFromWord, rejectionCount, WordBuffer } from "./words.js";
@@ -144,10 +144,4 @@ export function localHashCore(
       },
     }),
   };
-}
-
-/** A local-hashing report: the user's public hash seed and the perturbed bucket in [0, g). */
-export interface LocalHashReport {
-  readonly seed: number;
-  readonly bucket: number;
 }

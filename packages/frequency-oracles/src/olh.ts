@@ -1,7 +1,7 @@
-import type { FrequencyOracle, LocalHashOptions } from "./api.js";
+import type { FrequencyOracle, LocalHashOptions, LocalHashReport } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { fail } from "./errors.js";
-import { type LocalHashReport, localHashCore } from "./local-hash.js";
+import { localHashCore } from "./local-hash.js";
 import { checkDomain, checkEps, checkInteger } from "./params.js";
 
 /** Largest hash range: keeps `word * g` exact in a double (hash.ts). */

@@ -1,5 +1,5 @@
 import { createAdaptive } from "./adaptive.js";
-import type { FrequencyOracle, OracleName, OracleOptions } from "./api.js";
+import type { CreateOracleOptions, FrequencyOracle, OracleFactory, OracleName } from "./api.js";
 import { createBlh } from "./blh.js";
 import { fail } from "./errors.js";
 import { createGrr } from "./grr.js";
@@ -9,15 +9,6 @@ import { createOue } from "./oue.js";
 import { createRr } from "./rr.js";
 import { createSs } from "./ss.js";
 import { createSue } from "./sue.js";
-
-/** Options accepted by {@link createOracle}: eps and D, plus `g` (olh) or `k` (ss) where they apply. */
-export interface CreateOracleOptions extends OracleOptions {
-  readonly g?: number;
-  readonly k?: number;
-}
-
-/** A factory of the registry. */
-export type OracleFactory = (options: CreateOracleOptions) => FrequencyOracle;
 
 /** The built-in oracles by name (the CLI's `--oracle` values), in a stable order. */
 export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = Object.freeze({

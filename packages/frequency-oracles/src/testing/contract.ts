@@ -43,7 +43,11 @@ export interface OracleContractOptions {
   readonly zTolerance?: number;
 }
 
-/** A histogram with a heavy head, a long tail and one empty cell (the last), summing to `users`. */
+/**
+ * The contract's data: a histogram over D values with weights (x + 1)^-1.1, the
+ * last cell empty (D > 2), rounded down and topped up in cell 0 so the counts sum
+ * to `users`. Counts, not fractions. O(D).
+ */
 export function contractHistogram(domain: number, users: number): Float64Array {
   const weights = new Float64Array(domain);
   let total = 0;
@@ -61,7 +65,7 @@ export function contractHistogram(domain: number, users: number): Float64Array {
   return counts;
 }
 
-/** The values of `counts[x]` users holding x, in value order. */
+/** The values of `counts[x]` users holding x, in value order (a Uint32Array of sum(counts) values). O(users + D). */
 export function valuesFromHistogram(counts: ArrayLike<number>): Uint32Array {
   let users = 0;
   for (let x = 0; x < counts.length; x++) users += counts[x]!;
