@@ -56,6 +56,11 @@ export interface CalmPlanOptions {
   seed?: number;
   /** Group assignment (default "random"). */
   assignment?: "random" | "assigned";
+  /**
+   * Choose l, m and the views for k' = planForK instead of the query size k
+   * (CALM §5.6, Figures 8 and 9: parameters optimised for k' answering k-way queries).
+   */
+  planForK?: number;
 }
 
 /** A CALM client report: the user's group (view index) and her oracle report of the projected cell. */

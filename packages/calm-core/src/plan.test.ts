@@ -90,3 +90,14 @@ describe("planCalm", () => {
     );
   });
 });
+
+describe("planForK", () => {
+  it("plans for k' while the protocol answers k-way queries", () => {
+    const forSix = planCalm(params(16, 2 ** 18, 1.6, 3), { planForK: 6 });
+    const forThree = planCalm(params(16, 2 ** 18, 1.6, 3));
+    expect(forSix.k).toBe(6);
+    expect(forThree.k).toBe(3);
+    expect(planCalm(params(16, 2 ** 18, 1.6, 6))).toEqual(forSix);
+    expect(() => planCalm(params(8, 2 ** 16, 1, 3), { planForK: 0 })).toThrow(/planForK must be an integer >= 1/);
+  });
+});

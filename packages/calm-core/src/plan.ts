@@ -33,7 +33,11 @@ function cardinalitiesOf(schema: Schema): number[] {
  * than views. Cost: Algorithm 1 plus the view choice (milliseconds for d <= 64).
  */
 export function planCalm(parameters: ProtocolParameters, options: CalmPlanOptions = {}): CalmPlan {
-  const { schema, n, eps, k } = parameters;
+  const { schema, n, eps } = parameters;
+  const k = options.planForK ?? parameters.k;
+  if (options.planForK !== undefined && (!Number.isInteger(options.planForK) || options.planForK < 1)) {
+    invalid("planCalm", "planForK must be an integer >= 1", options.planForK);
+  }
   validateSchema(schema, "planCalm");
   const cardinalities = cardinalitiesOf(schema);
   const d = cardinalities.length;
@@ -48,14 +52,14 @@ export function planCalm(parameters: ProtocolParameters, options: CalmPlanOption
     l = options.l;
     covering = l >= k && coverDesignSize(d, l, k) <= Math.max(choice.mU, options.m ?? 0);
     m = covering ? coverDesignSize(d, l, k) : Math.min(choice.mU, binomialCoefficient(d, l));
-    candidates = [candidateFor(parameters, cardinalities, l, m)];
+    candidates = [candidateFor(parameters, k, cardinalities, l, m)];
   }
   if (options.m !== undefined) {
     if (!Number.isInteger(options.m) || options.m < 1)
       invalid("planCalm", "m must be an integer >= 1", options.m);
     m = Math.min(options.m, binomialCoefficient(d, l));
     if (covering && m < coverDesignSize(d, l, k)) covering = false;
-    candidates = [candidateFor(parameters, cardinalities, l, m)];
+    candidates = [candidateFor(parameters, k, cardinalities, l, m)];
   }
   if (m < 1) {
     throw new CannotRunError(
@@ -92,11 +96,11 @@ export function planCalm(parameters: ProtocolParameters, options: CalmPlanOption
   };
 }
 
-function candidateFor(parameters: ProtocolParameters, cardinalities: number[], l: number, m: number) {
+function candidateFor(parameters: ProtocolParameters, k: number, cardinalities: number[], l: number, m: number) {
   return {
     l,
     m,
-    kNE: parameters.k * noiseError(parameters.n, cardinalities, parameters.eps, l),
+    kNE: k * noiseError(parameters.n, cardinalities, parameters.eps, l),
     SE: samplingError(parameters.n, m),
   };
 }
