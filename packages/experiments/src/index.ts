@@ -7,6 +7,8 @@ export { defaultMethodFactory, HARNESS_METHOD_IDS } from "./methods.js";
 export {
   type ErrorVsEpsOptions,
   errorVsEpsSpec,
+  type FacetedLinesOptions,
+  facetedLinesSpec,
   type HeatmapCell,
   type HeatmapOptions,
   heatmapSpec,

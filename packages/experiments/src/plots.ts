@@ -121,3 +121,80 @@ export function heatmapSpec(cells: readonly HeatmapCell[], options: HeatmapOptio
     layer: layers,
   };
 }
+
+/** Options of {@link facetedLinesSpec}. */
+export interface FacetedLinesOptions {
+  /** Field on the x axis and its title. */
+  x: string;
+  xTitle: string;
+  /** Field on the y axis (a mean), optional spread field (a standard deviation), and the title. */
+  y: string;
+  yStd?: string;
+  yTitle: string;
+  /** Field that colours the lines (e.g. "series"). */
+  color: string;
+  /** Field that splits the chart into panels (e.g. "panel"). */
+  facet: string;
+  logX?: boolean;
+  logY?: boolean;
+  title?: string;
+  columns?: number;
+}
+
+/**
+ * Small multiples: one panel per value of `facet`, one line per value of `color`,
+ * y on a log axis by default, with error bars of one standard deviation when
+ * `yStd` is given. For the paper figures (error vs eps, N, k or k' per dataset
+ * setting). Rows with a non-finite y are left out. O(rows).
+ */
+export function facetedLinesSpec(
+  rows: readonly Record<string, unknown>[],
+  options: FacetedLinesOptions,
+): VegaLiteSpec {
+  const logY = options.logY ?? true;
+  const values = rows
+    .filter((row) => Number.isFinite(row[options.y] as number) && (!logY || (row[options.y] as number) > 0))
+    .map((row) => {
+      const mean = row[options.y] as number;
+      const std = options.yStd ? ((row[options.yStd] as number) ?? 0) : 0;
+      return { ...row, __low: logY ? Math.max(mean - std, mean / 10) : mean - std, __high: mean + std };
+    });
+  const yScale = logY ? { type: "log" } : {};
+  const layers: Record<string, unknown>[] = [
+    {
+      mark: { type: "line", point: true },
+      encoding: { y: { field: options.y, type: "quantitative", title: options.yTitle, scale: yScale } },
+    },
+  ];
+  if (options.yStd) {
+    layers.push({
+      mark: { type: "errorbar", ticks: true },
+      encoding: {
+        y: { field: "__low", type: "quantitative", title: options.yTitle, scale: yScale },
+        y2: { field: "__high" },
+      },
+    });
+  }
+  return {
+    $schema: SCHEMA,
+    title: options.title ?? "",
+    data: { values },
+    facet: { field: options.facet, type: "nominal", title: null },
+    columns: options.columns ?? 3,
+    resolve: { scale: { y: "independent" } },
+    spec: {
+      width: 260,
+      height: 190,
+      encoding: {
+        x: {
+          field: options.x,
+          type: "quantitative",
+          title: options.xTitle,
+          scale: options.logX ? { type: "log", base: 2 } : { zero: false },
+        },
+        color: { field: options.color, type: "nominal", title: null },
+      },
+      layer: layers,
+    },
+  };
+}

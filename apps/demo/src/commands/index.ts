@@ -3,14 +3,26 @@ import { auditCommand } from "./audit.js";
 import { coverCommand } from "./cover.js";
 import { demoCommand } from "./demo.js";
 import { foBenchCommand } from "./fo-bench.js";
+import { maxentBenchCommand } from "./maxent-bench.js";
 import { planCommand } from "./plan.js";
+import { reproduceCommand } from "./reproduce.js";
 import { rngBenchCommand } from "./rng-bench.js";
 import { runCommand } from "./run.js";
 import { versionCommand } from "./version.js";
-import { maxentBenchCommand } from "./maxent-bench.js";
 
 /**
  * Every CLI command, by name. To add one: write `commands/<name>.ts` exporting a
  * `Command` and list it here (one import line, one entry line).
  */
-export const commands: readonly Command[] = [versionCommand, rngBenchCommand, planCommand, auditCommand, foBenchCommand, maxentBenchCommand, coverCommand, runCommand, demoCommand] as Command[];
+export const commands: readonly Command[] = [
+  versionCommand,
+  rngBenchCommand,
+  planCommand,
+  auditCommand,
+  foBenchCommand,
+  maxentBenchCommand,
+  coverCommand,
+  runCommand,
+  demoCommand,
+  reproduceCommand,
+] as Command[];

@@ -96,7 +96,7 @@ export const runCommand: Command = {
     const result = await runExperimentParallel(config, {
       ...(population ? { population } : {}),
       ...(options.workers ? { workers: options.workers } : {}),
-      onProgress: (done, total, message) => progress.update(done, message),
+      onProgress: (done, _total, message) => progress.update(done, message),
     });
     progress.finish();
     const seconds = (performance.now() - started) / 1000;
