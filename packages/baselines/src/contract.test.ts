@@ -1,0 +1,233 @@
+import { contingencyTable, recordAt, uniformSchema } from "@calm-ldp/marginal-algebra";
+import { seededRng } from "@calm-ldp/random";
+import { describe, expect, it } from "vitest";
+import {
+  CannotRunError,
+  InvalidParameterError,
+  InvalidRecordError,
+  MethodTooLargeError,
+  UnsupportedQueryError,
+} from "./errors.js";
+import { createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
+import { runMethod } from "./run.js";
+import { bernoulliStore, chainStore, mixedSchema } from "./test-support.js";
+
+const schema = mixedSchema();
+const store = chainStore(seededRng(21), 600, schema);
+const parameters = { schema, n: store.size, eps: 2, k: 2 };
+const options = { calm: { theta: 0.01 } };
+
+/** Invalid reports of the right outer shape for each method (the aggregator must reject them). */
+function malformedReport(id: string): unknown {
+  switch (id) {
+    case "fc":
+    case "inpps":
+      return 1e6;
+    case "inprr":
+      return new Uint32Array(3);
+    case "inpolh":
+      return { seed: 1, bucket: 99 };
+    case "am":
+    case "margrr":
+    case "margps":
+      return { group: 99, report: 0 };
+    case "ft":
+    case "inpht":
+    case "marght":
+      return { coefficient: 1e6, sign: 1 };
+    case "inpcms":
+      return { row: 7, report: new Uint32Array(8) };
+    case "inphtcms":
+      return { row: 0, coefficient: 0, sign: 1 };
+    case "em":
+    case "inpem":
+      return [0, 1];
+    case "uni":
+      return 3;
+    default:
+      return { view: 1e6, report: 0 };
+  }
+}
+
+describe.each(METHOD_IDS.map((id) => [id]))("%s contract", (id) => {
+  const method = createMethod(id, options);
+  const plan = method.plan(parameters);
+
+  it("has its id and a plain-JSON plan naming the method", () => {
+    expect(method.id).toBe(id);
+    expect(plan.method).toBe(id);
+    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+    expect(typeof method.simulate === "function").toBe(METHOD_INFO[id].countLevel);
+    expect(typeof method.expectedSse === "function").toBe(METHOD_INFO[id].expectedSse);
+  });
+
+  it("counts valid reports, rejects malformed ones without counting, and rejects invalid records", () => {
+    const aggregator = method.createAggregator(plan);
+    const rng = seededRng(1);
+    for (let r = 0; r < 10; r++) aggregator.add(method.report(plan, recordAt(store, r), rng));
+    expect(aggregator.reports).toBe(10);
+    let thrown: unknown;
+    try {
+      aggregator.add(malformedReport(id));
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).name).toBe("MalformedReportError");
+    expect(aggregator.reports).toBe(10);
+    expect(() => method.report(plan, [0, 0, 0], rng)).toThrow(InvalidRecordError);
+    expect(() => method.report(plan, [3, 0, 0, 0], rng)).toThrow(InvalidRecordError);
+  });
+
+  it("merges: two halves merged answer exactly as the whole", () => {
+    const rng = seededRng(2);
+    const reports = Array.from({ length: 200 }, (_, r) => method.report(plan, recordAt(store, r), rng));
+    const whole = method.createAggregator(plan);
+    const first = method.createAggregator(plan);
+    const second = method.createAggregator(plan);
+    reports.forEach((report, i) => {
+      whole.add(report);
+      (i < 100 ? first : second).add(report);
+    });
+    first.merge(second);
+    expect(first.reports).toBe(200);
+    const a = method.estimate(plan, whole).query([3, 1]);
+    const b = method.estimate(plan, first).query([1, 3]);
+    expect(a.attributes).toEqual([1, 3]);
+    expect(a.cardinalities).toEqual([2, 5]);
+    expect(Array.from(b.cells)).toEqual(Array.from(a.cells));
+    const other = createMethod(id, options).plan({ ...parameters, eps: 1 });
+    expect(() => first.merge(method.createAggregator(other))).toThrow();
+  });
+
+  it("answers queries over the source attributes (distributions for CALM, BE, EM, InpEM, Uni)", () => {
+    const { aggregator } = runMethod(method, plan, store, seededRng(3));
+    const synopsis = method.estimate(plan, aggregator);
+    for (const query of [[0], [2, 3], [0, 1]]) {
+      const table = synopsis.query(query);
+      const size = query.reduce((s, a) => s * schema.attributes[a]!.labels.length, 1);
+      expect(table.cells).toHaveLength(size);
+      expect(table.unit).toBe("fraction");
+      for (const cell of table.cells) expect(Number.isFinite(cell)).toBe(true);
+      // unbiased linear answers are normalised only in expectation (noise, dropped invalid codes)
+      if (["calm", "be", "em", "inpem", "uni"].includes(id)) {
+        expect(table.cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
+        for (const cell of table.cells) expect(cell).toBeGreaterThanOrEqual(0);
+      }
+    }
+    // CALM's queries are validated by reconstruction (InvalidQueryError), the baselines' here.
+    const invalid = id === "calm" ? Error : InvalidParameterError;
+    expect(() => synopsis.query([0, 9])).toThrow(invalid);
+    expect(() => synopsis.query([1, 1])).toThrow(invalid);
+  });
+});
+
+describe("queries beyond what a method collected", () => {
+  it.each(["am", "margrr", "margps", "marght", "inpht", "ft"])("%s refuses a (k+1)-way query", (id) => {
+    const method = createMethod(id);
+    const plan = method.plan(parameters);
+    const synopsis = method.estimate(plan, runMethod(method, plan, store, seededRng(4)).aggregator);
+    expect(() => synopsis.query([0, 1, 2])).toThrow(UnsupportedQueryError);
+    expect(synopsis.query([0, 1]).cells).toHaveLength(6);
+  });
+
+  it("AM answers a smaller query as the mean of the groups containing it", () => {
+    const method = createMethod("am");
+    const plan = method.plan({ schema: uniformSchema(4), n: 4000, eps: 2, k: 2 });
+    const data = bernoulliStore(seededRng(5), 4000, 4, 0.3);
+    const synopsis = method.estimate(plan, runMethod(method, plan, data, seededRng(6)).aggregator);
+    const pairs = [
+      [0, 1],
+      [0, 2],
+      [0, 3],
+    ].map((q) => synopsis.query(q));
+    const mean = [0, 1].map((v) => pairs.reduce((s, t) => s + t.cells[2 * v]! + t.cells[2 * v + 1]!, 0) / 3);
+    const single = synopsis.query([0]);
+    expect(single.cells[0]).toBeCloseTo(mean[0]!, 12);
+    expect(single.cells[1]).toBeCloseTo(mean[1]!, 12);
+  });
+});
+
+describe("refusals before starting", () => {
+  const d32 = uniformSchema(32);
+
+  it("FC at d = 32 needs a 2^32-cell table", () => {
+    let error: MethodTooLargeError | undefined;
+    try {
+      createMethod("fc").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 3 });
+    } catch (e) {
+      error = e as MethodTooLargeError;
+    }
+    expect(error).toBeInstanceOf(MethodTooLargeError);
+    expect(error).toBeInstanceOf(CannotRunError);
+    expect(error!.needed).toBe(2 ** 32);
+    expect(error!.unit).toBe("cells");
+    expect(error!.message).toMatch(/fc\.plan: .*4,294,967,296 \(2\^32\) cells/);
+  });
+
+  it("AM at d = 32, k = 8 has 10.5 M groups, more than n = 2^18 users", () => {
+    let error: MethodTooLargeError | undefined;
+    try {
+      createMethod("am").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 8 });
+    } catch (e) {
+      error = e as MethodTooLargeError;
+    }
+    expect(error).toBeInstanceOf(MethodTooLargeError);
+    expect(error!.needed).toBe(10_518_300);
+    expect(error!.unit).toBe("users");
+    expect(error!.message).toMatch(/10,518,300 groups need at least as many users/);
+  });
+
+  it("the full-domain Cormode methods, the Marg methods and InpOLH's server refuse what they cannot hold", () => {
+    for (const id of ["inprr", "inpps", "inpolh", "inpcms", "inphtcms"])
+      expect(() => createMethod(id).plan({ schema: d32, n: 2 ** 18, eps: 1, k: 3 })).toThrow(
+        MethodTooLargeError,
+      );
+    expect(() => createMethod("marght").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 8 })).toThrow(
+      MethodTooLargeError,
+    );
+    // d = 16: the table fits, but n * D = 2^34 hash evaluations exceed the work cap
+    expect(() =>
+      createMethod("inpolh").plan({ schema: uniformSchema(16), n: 2 ** 18, eps: 1, k: 3 }),
+    ).toThrow(/n \* D hash evaluations/);
+    expect(() =>
+      createMethod("inpht", { maxCells: 1000 }).plan({ schema: d32, n: 2 ** 18, eps: 1, k: 3 }),
+    ).toThrow(/5,488 coefficients/);
+  });
+
+  it("CALM's own refusal comes through the registry as a CannotRunError", () => {
+    expect(() => createMethod("calm").plan({ schema: uniformSchema(8), n: 100, eps: 1, k: 3 })).toThrow(
+      CannotRunError,
+    );
+  });
+});
+
+describe("registry and runMethod", () => {
+  it("knows every id and rejects others", () => {
+    expect(METHOD_IDS).toHaveLength(17);
+    for (const id of METHOD_IDS) expect(isMethodId(id)).toBe(true);
+    expect(isMethodId("nope")).toBe(false);
+    expect(() => createMethod("nope")).toThrow(/createMethod: id must be one of calm, fc/);
+  });
+
+  it("runMethod picks counts when exact, per-user otherwise, and refuses counts without a simulation", () => {
+    const fc = createMethod("fc");
+    const fcPlan = fc.plan(parameters);
+    expect(runMethod(fc, fcPlan, store, seededRng(1)).path).toBe("counts");
+    expect(runMethod(fc, fcPlan, store, seededRng(1), { path: "per-user" }).path).toBe("per-user");
+    const em = createMethod("em");
+    const emPlan = em.plan(parameters);
+    expect(runMethod(em, emPlan, store, seededRng(1)).path).toBe("per-user");
+    expect(() => runMethod(em, emPlan, store, seededRng(1), { path: "counts" })).toThrow(CannotRunError);
+    expect(() => runMethod(fc, fcPlan, store, seededRng(1), { path: "fast" as never })).toThrow(
+      InvalidParameterError,
+    );
+  });
+
+  it("a store that does not match the plan is rejected", () => {
+    const fc = createMethod("fc");
+    const plan = fc.plan(parameters);
+    const other = bernoulliStore(seededRng(1), 10, 4, 0.5);
+    expect(() => runMethod(fc, plan, other, seededRng(1))).toThrow(InvalidRecordError);
+    expect(contingencyTable(other, [0]).cells).toHaveLength(2);
+  });
+});
