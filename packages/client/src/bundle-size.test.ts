@@ -1,0 +1,57 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build, type Plugin } from "esbuild";
+import { describe, expect, it } from "vitest";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const packages = join(here, "..", "..");
+/** The size budget of the browser bundle: 12 KB gzipped. */
+const BUDGET_BYTES = 12 * 1024;
+
+/** Sibling packages resolve to their sources, as a bundler resolves them to their built `dist`. */
+const sources: Plugin = {
+  name: "calm-ldp-sources",
+  setup(b) {
+    const names = new Set(readdirSync(packages));
+    b.onResolve({ filter: /^@calm-ldp\/[a-z-]+$/ }, (args) => {
+      const name = args.path.slice("@calm-ldp/".length);
+      return names.has(name) ? { path: join(packages, name, "src", "index.ts") } : undefined;
+    });
+  },
+};
+
+describe("browser bundle", () => {
+  it(`the whole client entry, minified for browsers, is at most ${BUDGET_BYTES} bytes gzipped, with no Node built-ins`, async () => {
+    const result = await build({
+      entryPoints: [join(here, "index.ts")],
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser", // a Node built-in import fails to resolve here
+      target: "es2022",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+      plugins: [sources],
+    });
+    const code = result.outputFiles[0]!.contents;
+    const gzipped = gzipSync(code, { level: 9 }).length;
+    // Modules that contribute bytes to the output (parsed-but-shaken modules contribute 0).
+    const output = Object.values(result.metafile.outputs)[0]!;
+    const inputs = Object.entries(output.inputs)
+      .filter(([, info]) => info.bytesInOutput > 0)
+      .map(([path]) => path);
+    console.log(
+      `client bundle: ${code.length} bytes minified, ${gzipped} bytes gzipped, ${inputs.length} modules`,
+    );
+    expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
+    expect(inputs.some((path) => path.startsWith("node:"))).toBe(false);
+    // Only the three oracles a CALM client runs are bundled, not the registry.
+    expect(
+      inputs.filter((path) => /frequency-oracles\/src\/(ss|hr|olh|local-hash|registry)\.ts$/.test(path)),
+    ).toEqual([]);
+    expect(new TextDecoder().decode(code)).not.toMatch(/Math\.random/);
+  });
+});
