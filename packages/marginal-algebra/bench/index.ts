@@ -12,8 +12,10 @@ import {
   makeConsistent,
   makeNonNegative,
   postProcessViews,
+  ripple,
   projectTable,
   randomQueries,
+  sse,
   uniformSchema,
 } from "../src/index.js";
 
@@ -101,6 +103,9 @@ bench
   })
   .add("postProcessViews 1048 8-way views (norm-sub, cap 30)", () => {
     sink += postProcessViews(wideViews, { method: "norm-sub" }).rounds;
+  })
+  .add("postProcessViews 1048 8-way views (ripple, cap 30)", () => {
+    sink += postProcessViews(wideViews, { method: "ripple" }).rounds;
   });
 
 const items: Record<string, number> = {
@@ -117,6 +122,7 @@ const items: Record<string, number> = {
   "ripple 256 cells": 256,
   "postProcessViews 496 pair views (norm-sub, cap 30)": 496 * 4,
   "postProcessViews 1048 8-way views (norm-sub, cap 30)": 1048 * 256,
+  "postProcessViews 1048 8-way views (ripple, cap 30)": 1048 * 256,
 };
 
 await bench.run();
@@ -144,4 +150,17 @@ const narrow = postProcessViews(pairViews, { method: "norm-sub" });
 console.log(
   `postProcessViews rounds: pairs ${narrow.rounds} (converged ${narrow.converged}), 8-way ${wide.rounds} (converged ${wide.converged}, maxInconsistency ${wide.maxInconsistency.toExponential(2)})`,
 );
+
+// Ripple's threshold: time and SSE against the exact view, on the noisy 256-cell view.
+const exact = contingencyTable(binary, queries8[1]!);
+console.log("ripple threshold (noisy 8-way view, sigma 0.003):");
+for (const threshold of [1e-12, 1e-9, 1e-6, 1e-4]) {
+  const runs = 50;
+  const start = performance.now();
+  let out = noisy256;
+  for (let r = 0; r < runs; r++) out = ripple(noisy256, { threshold });
+  const ms = (performance.now() - start) / runs;
+  console.log(`  threshold ${threshold.toExponential(0)}: ${ms.toFixed(4)} ms, SSE ${sse(out, exact).toExponential(5)}`);
+}
+console.log(`  (norm-sub SSE ${sse(makeNonNegative(noisy256, { method: "norm-sub" }), exact).toExponential(5)})`);
 console.log(`(checksum ${sink})`);

@@ -171,9 +171,11 @@ export type NonNegativityMethod = "ripple" | "norm-sub" | "norm-cut";
 /** Options of `ripple`. */
 export interface RippleOptions {
   /**
-   * A cell ripples while it is below `-threshold * |total|` (default 1e-12). The
+   * A cell ripples while it is below `-threshold * |total|` (default 1e-6). The
    * negatives left above that bound are then zeroed and their mass taken from the
    * positive cells in proportion to their size, so the output is exactly non-negative.
+   * (On noisy 256-cell tables, 1e-6 gives the same SSE to 5 digits as 1e-12 at about
+   * a twentieth of the moves; see the package README.)
    */
   readonly threshold?: number;
   /** Cap on ripple moves (default 1000 * cells); the same final clean-up applies when it is reached. */

@@ -17,7 +17,7 @@ export function rippleCells(
   options: RippleOptions = {},
   where = "ripple",
 ): void {
-  const threshold = options.threshold ?? 1e-12;
+  const threshold = options.threshold ?? 1e-6;
   if (!(threshold >= 0) || !Number.isFinite(threshold))
     fail(where, "threshold must be a finite number >= 0", threshold);
   const n = cells.length;
