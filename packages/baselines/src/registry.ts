@@ -1,3 +1,4 @@
+import type { CalmProtocolOptions } from "@calm-ldp/calm-core";
 import type { BaselineProtocol, MethodId, MethodInfo, MethodOptions } from "./api.js";
 import { fail } from "./errors.js";
 import { createBe, createCalm } from "./methods/calm.js";
@@ -191,9 +192,10 @@ export function isMethodId(id: unknown): id is MethodId {
  */
 export function createMethod(
   id: string,
-  options: MethodOptions & Record<string, unknown> = {},
+  given: MethodOptions | Readonly<Record<string, unknown>> = {},
 ): BaselineProtocol {
-  const calmOptions = options.calm ?? (options as Record<string, unknown>);
+  const options = given as MethodOptions;
+  const calmOptions = options.calm ?? (given as CalmProtocolOptions);
   let method: BaselineProtocol<never, never>;
   switch (id) {
     case "calm":
