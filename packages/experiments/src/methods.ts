@@ -1,18 +1,16 @@
-import { createCalmProtocol } from "@calm-ldp/calm-core";
+import { createMethod, METHOD_IDS } from "@calm-ldp/baselines";
 import type { HarnessMethod, MethodFactory } from "./api.js";
-import { invalid } from "./errors.js";
-
-/** Method ids the default factory knows, in the CLI's order. */
-export const HARNESS_METHOD_IDS: readonly string[] = Object.freeze(["calm"]);
 
 /**
- * The default method factory: "calm" (calm-core) with its options (theta, l, m,
- * oracle, selection, ...). Throws for an unknown id.
+ * Method ids the default factory knows, in the CLI's order: CALM and every
+ * baseline of `@calm-ldp/baselines` (calm, fc, am, ft, em, uni, be, inprr, inpps,
+ * inpht, margrr, margps, marght, inpem, inpolh, inpcms, inphtcms).
  */
-export const defaultMethodFactory: MethodFactory = (id, options = {}) => {
-  if (id === "calm") {
-    const calm = createCalmProtocol(options);
-    return calm as unknown as HarnessMethod;
-  }
-  return invalid("defaultMethodFactory", `unknown method; known: ${HARNESS_METHOD_IDS.join(", ")}`, id);
-};
+export const HARNESS_METHOD_IDS: readonly string[] = METHOD_IDS;
+
+/**
+ * The default method factory: `createMethod` of `@calm-ldp/baselines` (which
+ * builds CALM from calm-core for "calm"), with the per-method options of the
+ * experiment. Throws for an unknown id.
+ */
+export const defaultMethodFactory: MethodFactory = (id, options = {}) => createMethod(id, options) as unknown as HarnessMethod;
