@@ -29,7 +29,7 @@ import { checkParameters, checkQuery, checkRecord, checkStore } from "./params.j
  * k-way query of the source attributes spans (the sum of the k largest
  * `ceil(log2 c_i)`). Lives here because baselines already depends on calm-core
  * (calm-core cannot depend on baselines). Refusals are calm-core's `CannotRunError`.
- * Cost: `planCalm` on the encoded schema.
+ * Cost: O(d) plus `planCalm` on the encoded schema.
  */
 export function planBinaryCalm(parameters: ProtocolParameters, options: CalmProtocolOptions = {}): BePlan {
   checkParameters("be.plan", parameters);
@@ -83,7 +83,7 @@ export interface BinaryCalmSynopsis extends BaselineSynopsis {
  * Server of BE: calm-core's `estimateCalm` over the bits; a query over source
  * attributes is CALM's answer over their bits, decoded, the mass CALM put on codes
  * that encode no value removed and the rest renormalised (CALM's answers are
- * distributions). Cost: CALM's.
+ * distributions). Cost: CALM's estimate; per query CALM's answer plus O(bit cells) to decode.
  */
 export function binaryCalmEstimate(
   plan: BePlan,

@@ -226,7 +226,7 @@ export function expectedSseUniform(
  * MargRR, MargPS ({@link expectedSseGroups}); FT, InpHT, MargHT
  * ({@link expectedSseHadamard}); Uni ({@link expectedSseUniform}, truth needed).
  * Throws `UnsupportedQueryError` for methods without a closed form (CALM, BE, EM,
- * InpEM, InpCMS, InpHTCMS).
+ * InpEM, InpCMS, InpHTCMS). Cost: that of the family function (O(cells) to O(k2 2^k2)).
  */
 export function expectedSse(
   plan: ProtocolPlan,

@@ -141,7 +141,7 @@ export function fullDomainReport(
   return runtime.oracle.perturb(recordIndex(runtime, record), rng) as FullDomainReport;
 }
 
-/** Server side of a full-domain method: the oracle's aggregator (support counts over the full domain). */
+/** Server side of a full-domain method: the oracle's aggregator (support counts over the full domain; O(D) memory). */
 export class FullDomainAggregator implements ReportAggregator<FullDomainReport> {
   readonly plan: FullDomainPlan;
   /** The frequency-oracle aggregator over the full domain. */

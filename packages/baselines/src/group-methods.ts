@@ -146,7 +146,7 @@ export function groupReport(plan: GroupPlan, record: ArrayLike<number>, rng: Rng
   return { group, report };
 }
 
-/** Server side of a grouped method: one oracle aggregator per group. */
+/** Server side of a grouped method: one oracle aggregator per group (O(sum of group cells) memory). */
 export class GroupAggregator implements ReportAggregator<GroupReport> {
   readonly plan: GroupPlan;
   /** Per group, its oracle aggregator. */

@@ -191,7 +191,7 @@ export function hadamardReport(plan: HadamardPlan, record: ArrayLike<number>, rn
   return { coefficient: out[0]! >>> 1, sign: (out[0]! & 1) === 1 ? -1 : 1 };
 }
 
-/** Server side of a Hadamard method: per entry, the reports and the reports of sign -1. */
+/** Server side of a Hadamard method: per entry, the reports and the reports of sign -1 (O(entries) memory, O(1) per report). */
 export class HadamardAggregator implements ReportAggregator<HadamardReport> {
   readonly plan: HadamardPlan;
   /** Reports per entry. */

@@ -12,8 +12,8 @@ import { CannotRunError, fail } from "./errors.js";
  *   batched;
  * - "auto" (default): "counts" where the method has it, else "per-user".
  * Both paths give the same distribution of estimates (tested per method). Then
- * `method.estimate(plan, result.aggregator)` gives the synopsis. Cost: the
- * method's simulation or per-user cost.
+ * `method.estimate(plan, result.aggregator)` gives the synopsis. Cost: O(1) plus the
+ * method's simulation or per-user cost (O(n d) to O(n D) by method).
  */
 export function runMethod<Plan extends ProtocolPlan, Report>(
   method: BaselineProtocol<Plan, Report>,

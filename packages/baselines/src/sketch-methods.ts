@@ -190,7 +190,7 @@ function hcmsKernel(
   }
 }
 
-/** Server side of InpCMS: one SUE aggregator per row. */
+/** Server side of InpCMS: one SUE aggregator per row (O(w) per report, O(rows w) to merge). */
 export class CmsAggregator implements ReportAggregator<SketchReport> {
   readonly plan: SketchPlan;
   readonly rows: readonly OracleAggregator<Uint32Array>[];
@@ -224,7 +224,7 @@ export class CmsAggregator implements ReportAggregator<SketchReport> {
   }
 }
 
-/** Server side of InpHTCMS: per (row, coefficient) entry, the reports and the reports of sign -1. */
+/** Server side of InpHTCMS: per (row, coefficient) entry, the reports and the reports of sign -1 (O(1) per report). */
 export class HcmsAggregator implements ReportAggregator<HadamardSketchReport> {
   readonly plan: SketchPlan;
   readonly counts: Uint32Array;
@@ -443,7 +443,7 @@ function sketchSynopsis(
   return { plan, buckets: buckets.map((b) => b ?? new Float64Array(width)), full, query };
 }
 
-/** Server of InpCMS: per row the SUE estimate of the bucket fractions, then the count-mean estimate. */
+/** Server of InpCMS: per row the SUE estimate of the bucket fractions, then the count-mean estimate. O(rows (w + D)). */
 export function cmsEstimate(
   plan: SketchPlan,
   aggregator: ReportAggregator<SketchReport>,
@@ -463,6 +463,7 @@ export function cmsEstimate(
  * Server of InpHTCMS: per row the coefficient estimates `theta_l = (plus - minus)
  * / (count (2p - 1))`, theta_0 = 1, the bucket fractions by the inverse FWHT
  * (hadamard's `fwht`, scaling "inverse"), then the count-mean estimate.
+ * O(rows (w log w + D)).
  */
 export function hcmsEstimate(
   plan: SketchPlan,

@@ -26,6 +26,7 @@ export interface CalmMethod extends BaselineProtocol<CalmPlan, CalmReport> {
  * CALM itself (calm-core's `createCalmProtocol`), with `simulatePerUser` =
  * `simulateCalm(..., { path: "per-user" })`, so the harness finds every method in
  * one registry.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createCalm(options: CalmProtocolOptions = {}): CalmMethod {
   const calm = createCalmProtocol(options);
@@ -42,7 +43,8 @@ export interface BeMethod extends BaselineProtocol<BePlan, CalmReport> {
   estimate(plan: BePlan, aggregator: ReportAggregator<CalmReport>): BinaryCalmSynopsis;
 }
 
-/** BE: CALM run on the binary encoding (calm-core's plan, client, estimate and simulation on the encoded bits). */
+/** BE: CALM run on the binary encoding (calm-core's plan, client, estimate and simulation on the encoded bits).
+ * Building the method is O(1); its costs are those of its family functions. */
 export function createBe(options: CalmProtocolOptions = {}): BeMethod {
   return {
     id: "be",

@@ -29,6 +29,7 @@ function emMethod(id: AttributePlan["method"], label: string, options: EmOptions
  * EM (CALM §3.6, appendix A.2): every attribute through GRR with eps/d; each
  * query by EM over the reported combinations, started from the inclusion-exclusion
  * estimate. No count-level simulation (the server keeps the reports): per user.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createEm(options: EmOptions = {}): EmMethod {
   return emMethod("em", "EM", options);
@@ -39,6 +40,7 @@ export function createEm(options: EmOptions = {}): EmMethod {
  * encoding through RR with eps/(total bits); each query by EM from the uniform
  * prior with Omega = 1e-5; `answer(q).diagnostics.stoppedAtPrior` flags the failure
  * of their Table 3.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpEm(options: EmOptions = {}): EmMethod {
   return emMethod("inpem", "InpEM", options);

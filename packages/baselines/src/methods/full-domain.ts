@@ -37,6 +37,7 @@ function fullDomainMethod(
  * contingency table (`prod c_i` cells), through the adaptive FO (GRR or OUE); a
  * marginal is a sum of the estimated full table. Exact count-level simulation.
  * Refuses when the full table exceeds `maxCells` (d = 32 binary: 2^32 cells).
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createFc(options: BaselineOptions = {}): FullDomainMethod {
   return fullDomainMethod("fc", "FC", options, true);
@@ -45,12 +46,14 @@ export function createFc(options: BaselineOptions = {}): FullDomainMethod {
 /**
  * InpRR (Cormode et al. §4.2): every bit of the one-hot full binary table through
  * RR with eps/2 (SUE over 2^{total bits}). Exact count-level simulation.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpRr(options: BaselineOptions = {}): FullDomainMethod {
   return fullDomainMethod("inprr", "InpRR", options, true);
 }
 
-/** InpPS (Cormode et al. §4.2): the record's binary code through GRR over 2^{total bits}. Exact count-level simulation. */
+/** InpPS (Cormode et al. §4.2): the record's binary code through GRR over 2^{total bits}. Exact count-level simulation.
+ * Building the method is O(1); its costs are those of its family functions. */
 export function createInpPs(options: BaselineOptions = {}): FullDomainMethod {
   return fullDomainMethod("inpps", "InpPS", options, true);
 }
@@ -60,6 +63,7 @@ export function createInpPs(options: BaselineOptions = {}): FullDomainMethod {
  * (g = round(e^eps) + 1) over 2^{total bits}; the server evaluates every user's
  * hash on the whole domain (O(n D)). No count-level simulation (the hash makes the
  * joint law of the support counts intractable): runs per user.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpOlh(options: BaselineOptions = {}): FullDomainMethod {
   return fullDomainMethod("inpolh", "InpOLH", options, false);

@@ -32,17 +32,20 @@ function groupMethod(id: GroupPlan["method"], label: string, options: BaselineOp
  * marginal; each reports her group's cell through the adaptive FO. Answers
  * k-way queries (and smaller ones, by averaging); refuses when there are fewer
  * users than groups.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createAm(options: BaselineOptions = {}): GroupMethod {
   return groupMethod("am", "AM", options);
 }
 
-/** MargRR (Cormode et al. §4.3): a random k-way marginal's one-hot binary code through SUE (RR with eps/2 per bit). */
+/** MargRR (Cormode et al. §4.3): a random k-way marginal's one-hot binary code through SUE (RR with eps/2 per bit).
+ * Building the method is O(1); its costs are those of its family functions. */
 export function createMargRr(options: BaselineOptions = {}): GroupMethod {
   return groupMethod("margrr", "MargRR", options);
 }
 
-/** MargPS (Cormode et al. §4.3): a random k-way marginal's binary code through GRR (preferential sampling). */
+/** MargPS (Cormode et al. §4.3): a random k-way marginal's binary code through GRR (preferential sampling).
+ * Building the method is O(1); its costs are those of its family functions. */
 export function createMargPs(options: BaselineOptions = {}): GroupMethod {
   return groupMethod("margps", "MargPS", options);
 }

@@ -25,6 +25,7 @@ import {
  * one of g public hash functions and reports her row's hashed binary code through
  * SUE over the width; the server's count-mean estimate of the full table is
  * marginalised. Options: rows (g, default 5), width (w, default 256), seed.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpCms(options: SketchOptions = {}): BaselineProtocol<SketchPlan, SketchReport> {
   const answers = checkAnswers("inpcms", options.answers);
@@ -44,6 +45,7 @@ export function createInpCms(options: SketchOptions = {}): BaselineProtocol<Sket
  * InpHTCMS (Cormode et al. appendix B.2; Apple's Hadamard count-mean sketch): a
  * random row and one non-zero Hadamard coefficient of the one-hot hashed value,
  * its sign through binary RR with eps; rows are rebuilt by the inverse FWHT.
+ * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpHtCms(
   options: SketchOptions = {},

@@ -8,7 +8,8 @@ import {
   uniformReport,
 } from "../uniform-method.js";
 
-/** Uni (CALM §5): the uniform table for every query; a method worse than Uni is useless at that setting. */
+/** Uni (CALM §5): the uniform table for every query; a method worse than Uni is useless at that setting.
+ * Building the method is O(1); its costs are those of its family functions. */
 export function createUni(_options: BaselineOptions = {}): BaselineProtocol<UniPlan, null> {
   return {
     id: "uni",
