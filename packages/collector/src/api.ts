@@ -1,0 +1,143 @@
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
+
+/** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
+export interface RoundRequest {
+  /** The attributes every record has: a name and labels, or a name and a cardinality. */
+  readonly schema: { readonly attributes: readonly AttributeSpec[] };
+  /** Privacy budget of one user's report (pure eps-LDP). */
+  readonly eps: number;
+  /** The query size the plan is tuned for (k-way marginals). */
+  readonly k: number;
+  /** Expected number of users. */
+  readonly n: number;
+  /** Error threshold of CALM's Algorithm 1 (default 0.001). */
+  readonly theta?: number;
+}
+
+/** A round as stored: its public id, its internal number, its plan and the request that made it. */
+export interface StoredRound {
+  /** Public id (a random UUID). */
+  readonly id: string;
+  /** Internal key of the round's rows (an integer assigned by the database). */
+  readonly no: number;
+  /** ISO 8601 creation time. */
+  readonly createdAt: string;
+  readonly plan: CalmPlan;
+  readonly request: RoundRequest;
+}
+
+/**
+ * A validated report ready to store: its id, its view, and the cells of the view
+ * it supports (GRR: the reported value; OUE/SUE: the set bits). The support
+ * cells are what SQL counts: `C(x)` of view v is the number of rows (v, x).
+ */
+export interface AcceptedReport {
+  readonly id: string;
+  readonly view: number;
+  readonly cells: readonly number[];
+}
+
+/** What one store call did: reports stored for the first time, and reports whose id was already stored. */
+export interface StoreResult {
+  readonly stored: number;
+  readonly duplicates: number;
+}
+
+/** The counters of a round. */
+export interface RoundCounts {
+  /** Reports stored (counted), over all views. */
+  readonly accepted: number;
+  /** Reports whose id was seen before (acknowledged, not counted again). */
+  readonly duplicates: number;
+  /** Reports refused, by reason (a refused request whose body is not a batch, or an empty batch, counts as one). */
+  readonly rejected: Readonly<Record<string, number>>;
+  /** Reports stored per view. */
+  readonly perView: readonly number[];
+}
+
+/** The database's aggregate of a round: reports per view and support counts per (view, cell). */
+export interface SupportCounts {
+  /** Reports per view (`SELECT view, count(*) ... GROUP BY view`). */
+  readonly reportsPerView: readonly number[];
+  /** Per view, `C(x)` for every cell x (`SELECT view, cell, count(*) ... GROUP BY view, cell`). */
+  readonly support: readonly Float64Array[];
+}
+
+/**
+ * Where a collector keeps rounds and reports. Two implementations: DuckDB in a
+ * file (`openDuckDbStorage`, one process) and PostgreSQL (`openPostgresStorage`,
+ * any number of collector processes sharing one database). Every method that
+ * writes resolves only after the write is durable (committed); counting is done
+ * by the database (SQL GROUP BY).
+ */
+export interface CollectorStorage {
+  /** "duckdb" or "postgres". */
+  readonly backend: string;
+  /** Store a new round; the database assigns its number. */
+  createRound(round: Omit<StoredRound, "no">): Promise<StoredRound>;
+  /** The round with this public id, if any. */
+  findRound(id: string): Promise<StoredRound | undefined>;
+  /**
+   * Store reports of one round atomically: a report whose id the round already
+   * holds (or that appears earlier in `reports`) is not stored again and counts as
+   * a duplicate. Resolves after commit.
+   */
+  storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult>;
+  /** Add `reports` to the round's count of refusals for `reason`. */
+  countRejected(round: StoredRound, reason: string, reports: number): Promise<void>;
+  /** The round's counters. */
+  counts(round: StoredRound): Promise<RoundCounts>;
+  /** The round's aggregate, counted by the database. */
+  supportCounts(round: StoredRound): Promise<SupportCounts>;
+  /** Throws if the database cannot be reached. */
+  ping(): Promise<void>;
+  /** Finish pending writes and release the database. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createCollector}. */
+export interface CollectorOptions {
+  readonly storage: CollectorStorage;
+  /** Bearer token of the admin endpoints (at least 16 characters). */
+  readonly adminToken: string;
+  /** Most reports per POST (default 1000); larger batches get 413. */
+  readonly maxBatch?: number;
+  /** Most bytes per request body (default 1 MiB); larger bodies get 413. */
+  readonly bodyLimit?: number;
+  /** Largest marginal a query may ask for, in cells (default 2^20). */
+  readonly maxQueryCells?: number;
+  /** Log requests (pino, to stderr) (default false). */
+  readonly logger?: boolean;
+}
+
+/** The JSON body of every error answer. */
+export interface ErrorBody {
+  readonly statusCode: number;
+  /** Machine-readable reason (`schema`, `unknown-view`, `round-not-found`, ...). */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** The answer of `GET /v1/rounds/:id/marginals`. */
+export interface MarginalAnswer {
+  readonly round: string;
+  /** Attribute names of the query, ascending by attribute index. */
+  readonly attrs: readonly string[];
+  /** Their indices in the schema. */
+  readonly attributes: readonly number[];
+  readonly cardinalities: readonly number[];
+  /** The estimated marginal: fractions, mixed radix with the first attribute most significant. */
+  readonly cells: readonly number[];
+  /** Reports counted. */
+  readonly n: number;
+  readonly eps: number;
+  /** "projection" (a view covers the query) or "maxent" (maximum entropy over the views). */
+  readonly method: "projection" | "maxent";
+  /**
+   * CALM's expected SSE of this answer (calm-core `expectedQuerySse`, noise plus
+   * sampling) at the counted n, with the answer itself plugged in for the true
+   * marginal; null when no view covers the query (no formula) or nothing was counted.
+   */
+  readonly expectedSse: number | null;
+}

@@ -1,0 +1,308 @@
+import {
+  type DuckDBConnection,
+  DuckDBDataChunk,
+  DuckDBInstance,
+  type DuckDBType,
+  INTEGER,
+  VARCHAR,
+} from "@duckdb/node-api";
+import type {
+  AcceptedReport,
+  CollectorStorage,
+  RoundCounts,
+  StoredRound,
+  StoreResult,
+  SupportCounts,
+} from "./api.js";
+import { StorageError } from "./errors.js";
+import { GroupCommit } from "./group-commit.js";
+import { roundFromRow, supportFromRows } from "./storage-rows.js";
+
+/** Rows per DuckDB data chunk (its standard vector size). */
+const CHUNK_ROWS = 2048;
+/** Reports per group commit at most. */
+const MAX_GROUP_REPORTS = 50_000;
+
+const SCHEMA = [
+  "CREATE SEQUENCE IF NOT EXISTS calm_round_no",
+  `CREATE TABLE IF NOT EXISTS calm_rounds (
+     round_no INTEGER PRIMARY KEY, round_id UUID NOT NULL UNIQUE, created_at VARCHAR NOT NULL,
+     plan VARCHAR NOT NULL, request VARCHAR NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS calm_reports (
+     round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL,
+     PRIMARY KEY (round_no, report_id))`,
+  "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
+  `CREATE TABLE IF NOT EXISTS calm_counters (
+     round_no INTEGER NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
+];
+
+type WriteJob =
+  | { kind: "round"; round: Omit<StoredRound, "no"> }
+  | { kind: "reports"; round: StoredRound; reports: readonly AcceptedReport[] }
+  | { kind: "counter"; round: StoredRound; name: string; amount: number };
+type WriteResult = StoredRound | StoreResult | undefined;
+
+/** Options of {@link openDuckDbStorage}. */
+export interface DuckDbStorageOptions {
+  /** DuckDB settings passed to the instance (e.g. `{ threads: "2" }`). */
+  readonly settings?: Record<string, string>;
+}
+
+/**
+ * Open (creating if needed) a DuckDB database file as collector storage. DuckDB
+ * lets one process open a file for writing, so one collector owns it; within the
+ * process a single writer connection commits in groups (see `GroupCommit`): every
+ * write resolves after DuckDB's commit (write-ahead log synced), so acknowledged
+ * reports survive a crash (`kill -9`). Report ids are de-duplicated against the
+ * round's ids, loaded from the table on the round's first write after start
+ * (O(reports of the round)), and the table's primary key (round, report id)
+ * backs that check. Reads run on a second connection (MVCC snapshot). Counting
+ * is `GROUP BY view` / `GROUP BY view, cell` in SQL. Memory: about 100 bytes per
+ * stored report id of the rounds written since start.
+ */
+export async function openDuckDbStorage(
+  path: string,
+  options: DuckDbStorageOptions = {},
+): Promise<CollectorStorage> {
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(path, options.settings);
+  } catch (error) {
+    throw new StorageError(
+      `openDuckDbStorage: cannot open ${JSON.stringify(path)}: ${(error as Error).message.split("\n")[0]}`,
+    );
+  }
+  const writer = await instance.connect();
+  const reader = await instance.connect();
+  for (const statement of SCHEMA) await writer.run(statement);
+  return new DuckDbStorage(instance, writer, reader);
+}
+
+class DuckDbStorage implements CollectorStorage {
+  readonly backend = "duckdb";
+  readonly #instance: DuckDBInstance;
+  readonly #writer: DuckDBConnection;
+  readonly #reader: DuckDBConnection;
+  readonly #queue: GroupCommit<WriteJob, WriteResult>;
+  /** Report ids stored per round number (loaded on the round's first write). */
+  readonly #ids = new Map<number, Set<string>>();
+  #reads: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(instance: DuckDBInstance, writer: DuckDBConnection, reader: DuckDBConnection) {
+    this.#instance = instance;
+    this.#writer = writer;
+    this.#reader = reader;
+    this.#queue = new GroupCommit(
+      (jobs) => this.#commit(jobs),
+      (job) => (job.kind === "reports" ? job.reports.length : 1),
+      MAX_GROUP_REPORTS,
+    );
+  }
+
+  async createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
+    return (await this.#submit({ kind: "round", round })) as StoredRound;
+  }
+
+  async findRound(id: string): Promise<StoredRound | undefined> {
+    const rows = await this.#read(
+      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds WHERE round_id = $1::UUID",
+      [id],
+    );
+    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
+  }
+
+  async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
+    return (await this.#submit({ kind: "reports", round, reports })) as StoreResult;
+  }
+
+  async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
+    await this.#submit({ kind: "counter", round, name: `rejected:${reason}`, amount: reports });
+  }
+
+  async counts(round: StoredRound): Promise<RoundCounts> {
+    const perViewRows = await this.#read(
+      "SELECT view, count(*)::DOUBLE FROM calm_reports WHERE round_no = $1 GROUP BY view",
+      [round.no],
+    );
+    const counterRows = await this.#read(
+      "SELECT name, value::DOUBLE FROM calm_counters WHERE round_no = $1",
+      [round.no],
+    );
+    const perView = new Array<number>(round.plan.views.length).fill(0);
+    for (const [view, count] of perViewRows) perView[view as number] = count as number;
+    const rejected: Record<string, number> = {};
+    let duplicates = 0;
+    for (const [name, value] of counterRows) {
+      if (name === "duplicates") duplicates = value as number;
+      else rejected[(name as string).slice("rejected:".length)] = value as number;
+    }
+    return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView };
+  }
+
+  async supportCounts(round: StoredRound): Promise<SupportCounts> {
+    // One transaction (one snapshot) for both aggregates, so they agree while writes go on.
+    const [reports, support] = await this.#readWith(async (reader) => {
+      await reader.run("BEGIN TRANSACTION");
+      try {
+        const perView = await reader.runAndReadAll(
+          "SELECT view, count(*)::DOUBLE FROM calm_reports WHERE round_no = $1 GROUP BY view",
+          [round.no],
+        );
+        const cells = await reader.runAndReadAll(
+          "SELECT view, cell, count(*)::DOUBLE FROM calm_support WHERE round_no = $1 GROUP BY view, cell",
+          [round.no],
+        );
+        return [perView.getRows(), cells.getRows()];
+      } finally {
+        await reader.run("COMMIT");
+      }
+    });
+    return supportFromRows(round.plan, reports!, support!);
+  }
+
+  async ping(): Promise<void> {
+    await this.#read("SELECT 1", []);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue.idle();
+    await this.#reads.catch(() => undefined);
+    this.#writer.closeSync();
+    this.#reader.closeSync();
+    this.#instance.closeSync();
+  }
+
+  #submit(job: WriteJob): Promise<WriteResult> {
+    if (this.#closed) return Promise.reject(new StorageError("DuckDB storage: closed"));
+    return this.#queue.submit(job);
+  }
+
+  /** Reads share one connection, one at a time. */
+  #read(sql: string, values: (string | number)[]): Promise<unknown[][]> {
+    return this.#readWith(
+      async (reader) => (await reader.runAndReadAll(sql, values)).getRows() as unknown[][],
+    );
+  }
+
+  #readWith<T>(body: (reader: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new StorageError("DuckDB storage: closed"));
+    const result = this.#reads.then(() => body(this.#reader));
+    this.#reads = result.catch(() => undefined);
+    return result.catch((error) => {
+      throw new StorageError(`DuckDB read failed: ${(error as Error).message.split("\n")[0]}`);
+    });
+  }
+
+  async #idsOf(round: number): Promise<Set<string>> {
+    let ids = this.#ids.get(round);
+    if (!ids) {
+      const result = await this.#writer.runAndReadAll(
+        "SELECT report_id::VARCHAR FROM calm_reports WHERE round_no = $1",
+        [round],
+      );
+      ids = new Set(result.getColumns()[0] as string[] | undefined);
+      this.#ids.set(round, ids);
+    }
+    return ids;
+  }
+
+  /** One transaction for a group of jobs; ids join the in-memory sets only after the commit. */
+  async #commit(jobs: WriteJob[]): Promise<WriteResult[]> {
+    const results: WriteResult[] = [];
+    const reportRows: [number[], string[], number[]] = [[], [], []];
+    const supportRows: [number[], number[], number[]] = [[], [], []];
+    const fresh = new Map<number, string[]>();
+    const counters = new Map<string, { round: number; name: string; amount: number }>();
+    const addCounter = (round: number, name: string, amount: number) => {
+      const key = `${round}\u0000${name}`;
+      const entry = counters.get(key) ?? { round, name, amount: 0 };
+      entry.amount += amount;
+      counters.set(key, entry);
+    };
+    try {
+      for (const job of jobs) if (job.kind === "reports") await this.#idsOf(job.round.no);
+      await this.#writer.run("BEGIN TRANSACTION");
+      for (const job of jobs) {
+        if (job.kind === "round") {
+          const rows = await this.#writer.runAndReadAll(
+            "INSERT INTO calm_rounds VALUES (nextval('calm_round_no'), $1::UUID, $2, $3, $4) RETURNING round_no",
+            [
+              job.round.id,
+              job.round.createdAt,
+              JSON.stringify(job.round.plan),
+              JSON.stringify(job.round.request),
+            ],
+          );
+          results.push({ ...job.round, no: rows.getRows()[0]![0] as number });
+        } else if (job.kind === "counter") {
+          addCounter(job.round.no, job.name, job.amount);
+          results.push(undefined);
+        } else {
+          const no = job.round.no;
+          const stored = this.#ids.get(no)!;
+          const added = fresh.get(no) ?? [];
+          fresh.set(no, added);
+          const inGroup = new Set(added);
+          let count = 0;
+          for (const report of job.reports) {
+            if (stored.has(report.id) || inGroup.has(report.id)) continue;
+            inGroup.add(report.id);
+            added.push(report.id);
+            count++;
+            reportRows[0].push(no);
+            reportRows[1].push(report.id);
+            reportRows[2].push(report.view);
+            for (const cell of report.cells) {
+              supportRows[0].push(no);
+              supportRows[1].push(report.view);
+              supportRows[2].push(cell);
+            }
+          }
+          const duplicates = job.reports.length - count;
+          if (duplicates > 0) addCounter(no, "duplicates", duplicates);
+          results.push({ stored: count, duplicates });
+        }
+      }
+      await this.#append("calm_reports", [INTEGER, VARCHAR, INTEGER], reportRows);
+      await this.#append("calm_support", [INTEGER, INTEGER, INTEGER], supportRows);
+      for (const { round, name, amount } of counters.values()) {
+        await this.#writer.run(
+          `INSERT INTO calm_counters VALUES ($1, $2, $3) ON CONFLICT (round_no, name)
+           DO UPDATE SET value = calm_counters.value + excluded.value`,
+          [round, name, amount],
+        );
+      }
+      await this.#writer.run("COMMIT");
+    } catch (error) {
+      await this.#writer.run("ROLLBACK").catch(() => undefined);
+      throw new StorageError(`DuckDB write failed: ${(error as Error).message.split("\n")[0]}`);
+    }
+    for (const [no, ids] of fresh) {
+      const set = this.#ids.get(no)!;
+      for (const id of ids) set.add(id);
+    }
+    return results;
+  }
+
+  async #append(table: string, types: DuckDBType[], columns: unknown[][]): Promise<void> {
+    const rows = columns[0]!.length;
+    if (rows === 0) return;
+    const appender = await this.#writer.createAppender(table);
+    try {
+      for (let start = 0; start < rows; start += CHUNK_ROWS) {
+        const end = Math.min(rows, start + CHUNK_ROWS);
+        const chunk = DuckDBDataChunk.create(types, end - start);
+        columns.forEach((column, j) => {
+          chunk.setColumnValues(j, column.slice(start, end) as never);
+        });
+        appender.appendDataChunk(chunk);
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+}

@@ -1,0 +1,27 @@
+export type {
+  AcceptedReport,
+  CollectorOptions,
+  CollectorStorage,
+  ErrorBody,
+  MarginalAnswer,
+  RoundCounts,
+  RoundRequest,
+  StoredRound,
+  StoreResult,
+  SupportCounts,
+} from "./api.js";
+export { bearerChecker } from "./auth.js";
+export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";
+export { InvalidParameterError, RequestRejectedError, StorageError } from "./errors.js";
+export { aggregatorFromCounts, type EstimatedMarginal, estimateMarginal } from "./estimate-marginal.js";
+export { GroupCommit } from "./group-commit.js";
+export { openStorage, type StorageLocation } from "./open-storage.js";
+export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
+export { queryAttributes } from "./query-attributes.js";
+export { viewOracles } from "./round-runtime.js";
+export { createCollector } from "./server.js";
+export { type SimulateUsersOptions, type SimulateUsersResult, simulateUsers } from "./simulate-users.js";
+export { type RunningCollector, type StartCollectorOptions, startCollector } from "./start-collector.js";
+export { supportedCells } from "./supported-cells.js";
+export { validateBatch } from "./validate-batch.js";

@@ -1,0 +1,234 @@
+import pg from "pg";
+import type {
+  AcceptedReport,
+  CollectorStorage,
+  RoundCounts,
+  StoredRound,
+  StoreResult,
+  SupportCounts,
+} from "./api.js";
+import { StorageError } from "./errors.js";
+import { roundFromRow, supportFromRows } from "./storage-rows.js";
+
+/** Any constant: the advisory lock that serialises schema creation between processes. */
+const MIGRATION_LOCK = 0x63616c6d;
+/** SQLSTATEs worth retrying: serialization failure, deadlock detected. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+const MAX_ATTEMPTS = 5;
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS calm_rounds (
+     round_no INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, round_id UUID NOT NULL UNIQUE,
+     created_at TEXT NOT NULL, plan TEXT NOT NULL, request TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS calm_reports (
+     round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL,
+     PRIMARY KEY (round_no, report_id))`,
+  "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS calm_support_round ON calm_support (round_no)",
+  `CREATE TABLE IF NOT EXISTS calm_counters (
+     round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
+];
+
+/** Options of {@link openPostgresStorage}. */
+export interface PostgresStorageOptions {
+  /** Connections in the pool (default 8). */
+  readonly poolSize?: number;
+}
+
+/**
+ * PostgreSQL as collector storage, shared by any number of collector processes:
+ * the schema is created once under an advisory lock; each batch is one
+ * transaction (`INSERT ... ON CONFLICT DO NOTHING RETURNING` on the primary key
+ * (round, report id) decides which reports are new, in id order so concurrent
+ * batches lock in one order; their support rows follow), retried on
+ * deadlock/serialization failure, committed with the server's default
+ * `synchronous_commit = on` before it resolves. Counting is `GROUP BY view` /
+ * `GROUP BY view, cell` in SQL.
+ */
+export async function openPostgresStorage(
+  url: string,
+  options: PostgresStorageOptions = {},
+): Promise<CollectorStorage> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 8 });
+  pool.on("error", () => undefined); // an idle client lost its connection; the pool replaces it
+  try {
+    await transaction(pool, async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      for (const statement of SCHEMA) await client.query(statement);
+    });
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StorageError(`openPostgresStorage: cannot prepare the database: ${(error as Error).message}`);
+  }
+  return new PostgresStorage(pool);
+}
+
+async function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await body(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      const code = (error as { code?: string }).code;
+      if (attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE.has(code)) continue;
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+class PostgresStorage implements CollectorStorage {
+  readonly backend = "postgres";
+  readonly #pool: pg.Pool;
+  #closed = false;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
+    return this.#write(async (client) => {
+      const result = await client.query(
+        `INSERT INTO calm_rounds (round_id, created_at, plan, request) VALUES ($1, $2, $3, $4)
+         RETURNING round_no`,
+        [round.id, round.createdAt, JSON.stringify(round.plan), JSON.stringify(round.request)],
+      );
+      return { ...round, no: Number(result.rows[0].round_no) };
+    });
+  }
+
+  async findRound(id: string): Promise<StoredRound | undefined> {
+    const rows = await this.#read(
+      "SELECT round_no, round_id::text, created_at, plan, request FROM calm_rounds WHERE round_id = $1",
+      [id],
+    );
+    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
+  }
+
+  storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
+    // De-duplicate within the batch first (the first occurrence wins), then sort by id.
+    const unique = new Map<string, AcceptedReport>();
+    for (const report of reports) if (!unique.has(report.id)) unique.set(report.id, report);
+    const ordered = [...unique.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.#write(async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO calm_reports (round_no, report_id, view)
+         SELECT $1, id, view FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS t(id, view, i) ORDER BY i
+         ON CONFLICT DO NOTHING RETURNING report_id::text AS id`,
+        [round.no, ordered.map((r) => r.id), ordered.map((r) => r.view)],
+      );
+      const fresh = new Set(inserted.rows.map((row: { id: string }) => row.id));
+      const views: number[] = [];
+      const cells: number[] = [];
+      for (const report of ordered) {
+        if (!fresh.has(report.id)) continue;
+        for (const cell of report.cells) {
+          views.push(report.view);
+          cells.push(cell);
+        }
+      }
+      if (cells.length > 0) {
+        await client.query(
+          "INSERT INTO calm_support (round_no, view, cell) SELECT $1, * FROM unnest($2::int[], $3::int[])",
+          [round.no, views, cells],
+        );
+      }
+      const duplicates = reports.length - fresh.size;
+      if (duplicates > 0) await addCounter(client, round.no, "duplicates", duplicates);
+      return { stored: fresh.size, duplicates };
+    });
+  }
+
+  async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
+    await this.#write((client) => addCounter(client, round.no, `rejected:${reason}`, reports));
+  }
+
+  async counts(round: StoredRound): Promise<RoundCounts> {
+    const perViewRows = await this.#read(
+      "SELECT view, count(*)::float8 FROM calm_reports WHERE round_no = $1 GROUP BY view",
+      [round.no],
+    );
+    const counterRows = await this.#read(
+      "SELECT name, value::float8 FROM calm_counters WHERE round_no = $1",
+      [round.no],
+    );
+    const perView = new Array<number>(round.plan.views.length).fill(0);
+    for (const [view, count] of perViewRows) perView[view as number] = count as number;
+    const rejected: Record<string, number> = {};
+    let duplicates = 0;
+    for (const [name, value] of counterRows) {
+      if (name === "duplicates") duplicates = value as number;
+      else rejected[(name as string).slice("rejected:".length)] = value as number;
+    }
+    return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView };
+  }
+
+  async supportCounts(round: StoredRound): Promise<SupportCounts> {
+    // One snapshot for both aggregates, so reports and support rows agree under concurrent writes.
+    const [reports, support] = await this.#snapshot(async (client) => [
+      (
+        await client.query({
+          text: "SELECT view, count(*)::float8 FROM calm_reports WHERE round_no = $1 GROUP BY view",
+          values: [round.no],
+          rowMode: "array",
+        })
+      ).rows,
+      (
+        await client.query({
+          text: "SELECT view, cell, count(*)::float8 FROM calm_support WHERE round_no = $1 GROUP BY view, cell",
+          values: [round.no],
+          rowMode: "array",
+        })
+      ).rows,
+    ]);
+    return supportFromRows(round.plan, reports!, support!);
+  }
+
+  async ping(): Promise<void> {
+    await this.#read("SELECT 1", []);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+
+  async #write<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StorageError("PostgreSQL storage: closed");
+    try {
+      return await transaction(this.#pool, body);
+    } catch (error) {
+      throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
+    }
+  }
+
+  async #snapshot<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#write(async (client) => {
+      await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      return body(client);
+    });
+  }
+
+  async #read(sql: string, values: unknown[]): Promise<unknown[][]> {
+    if (this.#closed) throw new StorageError("PostgreSQL storage: closed");
+    try {
+      return (await this.#pool.query({ text: sql, values, rowMode: "array" })).rows;
+    } catch (error) {
+      throw new StorageError(`PostgreSQL read failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+async function addCounter(client: pg.PoolClient, round: number, name: string, amount: number): Promise<void> {
+  await client.query(
+    `INSERT INTO calm_counters VALUES ($1, $2, $3) ON CONFLICT (round_no, name)
+     DO UPDATE SET value = calm_counters.value + excluded.value`,
+    [round, name, amount],
+  );
+}

@@ -1,0 +1,218 @@
+import { isReportId, WIRE_FORMAT_VERSION } from "@calm-ldp/client";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type {
+  CollectorOptions,
+  ErrorBody,
+  MarginalAnswer,
+  RoundCounts,
+  RoundRequest,
+  StoredRound,
+} from "./api.js";
+import { bearerChecker } from "./auth.js";
+import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+import { InvalidParameterError, RequestRejectedError, reject, StorageError } from "./errors.js";
+import { estimateMarginal } from "./estimate-marginal.js";
+import { queryAttributes } from "./query-attributes.js";
+import { MARGINALS_QUERY, REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS, reportsBodySchema } from "./schemas.js";
+import { validateBatch } from "./validate-batch.js";
+
+/** Fastify's own client errors, by code: the collector's status and reason for each. */
+const FASTIFY_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, "body-too-large"],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, "unsupported-media-type"],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, "malformed-body"],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, "malformed-json"],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, "malformed-json"],
+};
+
+type RoundParams = { id: string };
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const result = value ?? fallback;
+  if (!Number.isSafeInteger(result) || result < 1)
+    throw new InvalidParameterError(`createCollector: ${name} must be an integer >= 1 (got ${value})`);
+  return result;
+}
+
+/**
+ * The collector's HTTP API as a Fastify instance (not yet listening):
+ * - `POST /v1/rounds` (admin): plan a round from `{schema, eps, k, n, theta?}` -> 201 `{round, plan}`;
+ * - `GET /v1/rounds/:id/plan`: `{round, wireFormat, maxBatch, plan}`, what clients need;
+ * - `POST /v1/rounds/:id/reports`: `{round, reports}`, validated strictly, all or
+ *   nothing (JSON schema, then the wire format and the view oracle's own check);
+ *   answered 200 `{acknowledged, stored, duplicates}` only after the storage
+ *   committed; a report id seen before is acknowledged but not counted again;
+ * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView}`;
+ * - `GET /v1/rounds/:id/marginals?attrs=a,b` (admin): the estimated marginal from
+ *   the database's counts (see `MarginalAnswer`);
+ * - `GET /healthz`: `{status: "ok", storage}` once the database answers.
+ * Admin routes need `Authorization: Bearer <adminToken>` (401 when missing, 403
+ * when wrong; compared in constant time). Every error is JSON `{statusCode,
+ * reason, message}` without stack traces; refused report batches are counted
+ * per reason in the round's status.
+ */
+export async function createCollector(options: CollectorOptions): Promise<FastifyInstance> {
+  const { storage, adminToken } = options;
+  if (typeof adminToken !== "string" || adminToken.length < 16)
+    throw new InvalidParameterError("createCollector: adminToken must be a string of at least 16 characters");
+  const maxBatch = positiveInteger("maxBatch", options.maxBatch, 1000);
+  const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit, 1 << 20);
+  const maxQueryCells = positiveInteger("maxQueryCells", options.maxQueryCells, 1 << 20);
+  const checkToken = bearerChecker(adminToken);
+  const rounds = new Map<string, StoredRound>();
+
+  const app = Fastify({
+    logger: options.logger ? { level: "info" } : false,
+    bodyLimit,
+    return503OnClosing: true,
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+    },
+  });
+  // Only JSON bodies: a text/plain body gets 415 rather than a string.
+  app.removeContentTypeParser("text/plain");
+
+  const findRound = async (id: string): Promise<StoredRound> => {
+    let round = rounds.get(id);
+    if (!round) {
+      round = await storage.findRound(id);
+      if (!round) reject(404, "round-not-found", "no round with this id");
+      rounds.set(id, round);
+    }
+    return round;
+  };
+
+  const admin = async (request: FastifyRequest): Promise<void> => {
+    const verdict = checkToken(request.headers.authorization);
+    if (verdict === "missing")
+      reject(401, "missing-token", "this endpoint needs Authorization: Bearer <token>");
+    if (verdict === "wrong") reject(403, "wrong-token", "the bearer token is not the admin token");
+  };
+
+  const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
+    const body: ErrorBody = { statusCode, reason, message };
+    if (statusCode === 401) reply.header("www-authenticate", "Bearer");
+    return reply.code(statusCode).type("application/json").send(body);
+  };
+
+  app.setErrorHandler(
+    async (error: Error & { code?: string; validation?: unknown; statusCode?: number }, request, reply) => {
+      let statusCode = 500;
+      let reason = "internal";
+      let message = "internal error";
+      if (error instanceof RequestRejectedError) {
+        ({ statusCode, reason, message } = error);
+      } else if (error.validation) {
+        [statusCode, reason, message] = [400, "schema", error.message];
+      } else if (error.code !== undefined && FASTIFY_ERRORS[error.code]) {
+        [statusCode, reason] = FASTIFY_ERRORS[error.code]!;
+        message = error.message;
+      } else if (error instanceof StorageError) {
+        [statusCode, reason, message] = [503, "storage-unavailable", "the database is unavailable; retry"];
+        request.log.error(error);
+      } else if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
+        [statusCode, reason, message] = [error.statusCode, "malformed-request", error.message];
+      } else {
+        request.log.error(error);
+      }
+      // A refused report batch counts toward its round's rejections (when the round exists).
+      if (statusCode >= 400 && statusCode < 500 && request.routeOptions.url === REPORTS_ROUTE) {
+        const id = (request.params as Partial<RoundParams>).id;
+        if (isReportId(id) && statusCode !== 404) {
+          try {
+            const round = await findRound(id);
+            const body = request.body as { reports?: unknown } | undefined;
+            const count = Array.isArray(body?.reports) ? Math.max(1, body.reports.length) : 1;
+            await storage.countRejected(round, reason, count);
+          } catch {
+            // unknown or malformed round id: nothing to count
+          }
+        }
+      }
+      return send(reply, statusCode, reason, message);
+    },
+  );
+
+  app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
+
+  app.get("/healthz", async () => {
+    await storage.ping();
+    return { status: "ok", storage: storage.backend };
+  });
+
+  app.post<{ Body: RoundRequest }>(
+    "/v1/rounds",
+    { onRequest: admin, schema: { body: ROUND_BODY } },
+    async (request, reply) => {
+      const round = await storage.createRound(planRound(request.body));
+      rounds.set(round.id, round);
+      return reply.code(201).send({ round: round.id, plan: round.plan });
+    },
+  );
+
+  app.get<{ Params: RoundParams }>(
+    "/v1/rounds/:id/plan",
+    { schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, plan: round.plan };
+    },
+  );
+
+  app.post<{ Params: RoundParams; Body: { round: string; reports: [] } }>(
+    REPORTS_ROUTE,
+    {
+      schema: {
+        params: ROUND_PARAMS,
+        body: reportsBodySchema(4 * Math.ceil(Math.ceil(MAX_VIEW_CELLS / 8) / 3)),
+      },
+      // Before the schema: an oversized batch is 413, not a schema error.
+      preValidation: async (request) => {
+        const reports = (request.body as { reports?: unknown } | null)?.reports;
+        if (Array.isArray(reports) && reports.length > maxBatch)
+          reject(413, "batch-too-large", `at most ${maxBatch} reports per batch (got ${reports.length})`);
+      },
+    },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const accepted = validateBatch(round.id, round.plan, request.body);
+      const result = await storage.storeReports(round, accepted);
+      return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
+    },
+  );
+
+  app.get<{ Params: RoundParams }>(
+    "/v1/rounds/:id/status",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const counts: RoundCounts = await storage.counts(round);
+      return { round: round.id, ...counts };
+    },
+  );
+
+  app.get<{ Params: RoundParams; Querystring: { attrs: string } }>(
+    "/v1/rounds/:id/marginals",
+    { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: MARGINALS_QUERY } },
+    async (request): Promise<MarginalAnswer> => {
+      const round = await findRound(request.params.id);
+      const { plan } = round;
+      const attributes = queryAttributes(plan, request.query.attrs, maxQueryCells);
+      const counts = await storage.supportCounts(round);
+      const answer = estimateMarginal(plan, counts, attributes);
+      return {
+        round: round.id,
+        attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
+        attributes,
+        cardinalities: [...answer.table.cardinalities],
+        cells: Array.from(answer.table.cells),
+        n: answer.n,
+        eps: plan.eps,
+        method: answer.method,
+        expectedSse: answer.expectedSse,
+      };
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,160 @@
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import {
+  type BatchAcknowledgement,
+  CollectorResponseError,
+  createReport,
+  sendReports,
+  type WireReport,
+} from "@calm-ldp/client";
+import type { RecordStore } from "@calm-ldp/marginal-algebra";
+import { cryptoRng, type Rng } from "@calm-ldp/random";
+import { InvalidParameterError } from "./errors.js";
+
+/** Options of {@link simulateUsers}. */
+export interface SimulateUsersOptions {
+  /** Collector base URL, or several: batch i goes to `urls[i mod urls.length]`. */
+  readonly url: string | readonly string[];
+  readonly round: string;
+  readonly plan: CalmPlan;
+  /** One simulated user per record. */
+  readonly records: RecordStore;
+  /** Batches in flight at once (default 8). */
+  readonly concurrency?: number;
+  /** Users per POST, as a relay batching its users' reports would send them (default 100). */
+  readonly batchSize?: number;
+  /** Random source of the perturbations and report ids (default: the cryptographic generator). */
+  readonly rng?: Rng;
+  /**
+   * How long one batch keeps retrying, with the same report ids, while the
+   * collector is unreachable or answers 5xx (default 60,000 ms); after that the
+   * batch counts as unacknowledged.
+   */
+  readonly retryForMs?: number;
+  /** Time limit of one HTTP attempt (default 10,000 ms). */
+  readonly attemptTimeoutMs?: number;
+  /** Called with every acknowledged batch (the exact reports the collector stored or had stored). */
+  readonly onAcknowledged?: (reports: readonly WireReport[], ack: BatchAcknowledgement) => void;
+  /** Called when a batch is refused (4xx): the reports and the collector's reason. */
+  readonly onRejected?: (reports: readonly WireReport[], reason: string) => void;
+}
+
+/** What {@link simulateUsers} measured. */
+export interface SimulateUsersResult {
+  readonly users: number;
+  /** Reports the collector acknowledged (stored now or earlier). */
+  readonly acknowledged: number;
+  /** Of those, reports the collector had already stored (a retry after a lost answer). */
+  readonly duplicates: number;
+  /** Reports in batches the collector refused (4xx), by reason. */
+  readonly rejected: number;
+  readonly rejectedReasons: Readonly<Record<string, number>>;
+  /** Reports in batches that gave up after `retryForMs` without an answer. */
+  readonly unacknowledged: number;
+  /** HTTP attempts that failed and were retried. */
+  readonly retries: number;
+  readonly seconds: number;
+  /** acknowledged / seconds. */
+  readonly reportsPerSecond: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Simulated users reporting to a collector over real HTTP: every record becomes
+ * one user who perturbs it on "her device" with @calm-ldp/client (`createReport`:
+ * calm-core's sampler, a fresh random report id) and whose report is POSTed in
+ * batches of `batchSize` by `concurrency` concurrent senders. A batch that meets
+ * a network error or a 5xx is retried with the same reports (same ids) with
+ * exponential backoff (50 ms doubling to 1 s) for up to `retryForMs`, so the
+ * collector counts each user once even when an answer was lost; a 4xx refusal is
+ * final. The loop is bounded: every batch ends acknowledged, refused or given up.
+ * O(n) perturbations plus n / batchSize requests.
+ */
+export async function simulateUsers(options: SimulateUsersOptions): Promise<SimulateUsersResult> {
+  const urls = typeof options.url === "string" ? [options.url] : [...options.url];
+  const concurrency = options.concurrency ?? 8;
+  const batchSize = options.batchSize ?? 100;
+  const retryForMs = options.retryForMs ?? 60_000;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
+  if (urls.length === 0)
+    throw new InvalidParameterError("simulateUsers: url must name at least one collector");
+  for (const [name, value] of [
+    ["concurrency", concurrency],
+    ["batchSize", batchSize],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new InvalidParameterError(`simulateUsers: ${name} must be an integer >= 1 (got ${value})`);
+  }
+  const rng = options.rng ?? cryptoRng();
+  const { plan, records } = options;
+  const users = records.size;
+  const batches = Math.ceil(users / batchSize);
+  const d = records.columns.length;
+  let next = 0;
+  let acknowledged = 0;
+  let duplicates = 0;
+  let rejected = 0;
+  let unacknowledged = 0;
+  let retries = 0;
+  const rejectedReasons: Record<string, number> = {};
+  const started = performance.now();
+
+  const makeBatch = (index: number): WireReport[] => {
+    const reports: WireReport[] = [];
+    const record = new Array<number>(d);
+    for (let r = index * batchSize, end = Math.min(users, r + batchSize); r < end; r++) {
+      for (let a = 0; a < d; a++) record[a] = records.columns[a]![r]!;
+      reports.push(createReport(plan, record, { rng }));
+    }
+    return reports;
+  };
+
+  const sendOne = async (index: number): Promise<void> => {
+    const reports = makeBatch(index);
+    const url = urls[index % urls.length]!;
+    const firstFailure = { at: 0 };
+    for (let delay = 50; ; delay = Math.min(1000, delay * 2)) {
+      try {
+        const ack = await sendReports(url, options.round, reports, {
+          signal: AbortSignal.timeout(attemptTimeoutMs),
+        });
+        acknowledged += ack.acknowledged;
+        duplicates += ack.duplicates;
+        options.onAcknowledged?.(reports, ack);
+        return;
+      } catch (error) {
+        if (error instanceof CollectorResponseError && error.status >= 400 && error.status < 500) {
+          rejected += reports.length;
+          rejectedReasons[error.reason] = (rejectedReasons[error.reason] ?? 0) + reports.length;
+          options.onRejected?.(reports, error.reason);
+          return;
+        }
+        const now = performance.now();
+        if (firstFailure.at === 0) firstFailure.at = now;
+        if (now - firstFailure.at >= retryForMs) {
+          unacknowledged += reports.length;
+          return;
+        }
+        retries++;
+        await sleep(Math.min(delay, retryForMs - (now - firstFailure.at)));
+      }
+    }
+  };
+
+  const sender = async (): Promise<void> => {
+    while (next < batches) await sendOne(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, batches) }, sender));
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    users,
+    acknowledged,
+    duplicates,
+    rejected,
+    rejectedReasons,
+    unacknowledged,
+    retries,
+    seconds,
+    reportsPerSecond: seconds > 0 ? acknowledged / seconds : 0,
+  };
+}

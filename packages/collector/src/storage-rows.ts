@@ -1,0 +1,51 @@
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { readPlan } from "@calm-ldp/client";
+import type { RoundRequest, StoredRound, SupportCounts } from "./api.js";
+import { StorageError } from "./errors.js";
+
+/**
+ * A stored round from its row `[round_no, round_id, created_at, plan JSON,
+ * request JSON]` (both backends select these columns). The plan is checked with
+ * `readPlan` on the way out. O(plan size).
+ * @internal
+ */
+export function roundFromRow(row: readonly unknown[]): StoredRound {
+  const [no, id, createdAt, plan, request] = row;
+  return {
+    no: Number(no),
+    id: String(id),
+    createdAt: String(createdAt),
+    plan: readPlan(JSON.parse(String(plan))) as CalmPlan,
+    request: JSON.parse(String(request)) as RoundRequest,
+  };
+}
+
+/**
+ * The aggregate of a round from the rows of `GROUP BY view` (`[view, reports]`)
+ * and `GROUP BY view, cell` (`[view, cell, count]`): reports per view, and per
+ * view the support count of every cell (0 for cells no report supports). Throws
+ * `StorageError` on a row outside the plan (which validated storage never holds).
+ * O(m + sum of view cells + rows).
+ * @internal
+ */
+export function supportFromRows(
+  plan: CalmPlan,
+  reportRows: readonly (readonly unknown[])[],
+  supportRows: readonly (readonly unknown[])[],
+): SupportCounts {
+  const reportsPerView = new Array<number>(plan.views.length).fill(0);
+  const support = plan.views.map((view) => new Float64Array(view.cells));
+  for (const [view, count] of reportRows) {
+    const v = Number(view);
+    if (!(v >= 0 && v < plan.views.length)) throw new StorageError(`stored report of unknown view ${v}`);
+    reportsPerView[v] = Number(count);
+  }
+  for (const [view, cell, count] of supportRows) {
+    const table = support[Number(view)];
+    const x = Number(cell);
+    if (!table || !(x >= 0 && x < table.length))
+      throw new StorageError(`stored support row outside the plan (view ${view}, cell ${cell})`);
+    table[x] = Number(count);
+  }
+  return { reportsPerView, support };
+}

@@ -1,0 +1,139 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import type { WireReport } from "@calm-ldp/client";
+import { sendReports } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgresStorage, simulateUsers } from "../src/index.js";
+import {
+  type CollectorProcess,
+  call,
+  createRound,
+  inProcessAnswers,
+  mixedRecords,
+  packageDir,
+  roundBody,
+  spawnCollector,
+} from "./support.js";
+
+/**
+ * The server: CALM_LDP_TEST_POSTGRES_URL when set, otherwise the one .ci/setup-postgres
+ * installs (apt-get, Debian package) and starts on 127.0.0.1. Only when that script
+ * reports that PostgreSQL cannot be installed here (exit 3: no apt-get, or neither root
+ * nor passwordless sudo) and we are not under CI does the suite skip, loudly.
+ */
+function postgresServer(): { url?: string; unavailable?: string } {
+  if (process.env.CALM_LDP_TEST_POSTGRES_URL) return { url: process.env.CALM_LDP_TEST_POSTGRES_URL };
+  try {
+    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", "setup-postgres")], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 600_000,
+    });
+    return { url: out.trim().split("\n").pop()! };
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
+    if (status === 3 && !process.env.CI) return { unavailable: stderr };
+    throw new Error(`.ci/setup-postgres failed (exit ${status}): ${stderr}`);
+  }
+}
+
+const server = postgresServer();
+if (server.unavailable)
+  console.warn(
+    `\n*** SKIPPED: collector PostgreSQL tests: PostgreSQL cannot be installed here: ${server.unavailable} ***\n`,
+  );
+
+describe.skipIf(server.unavailable !== undefined)(
+  "PostgreSQL: two collector processes share one database",
+  () => {
+    const database = `calm_test_${process.pid}_${Date.now()}`;
+    let testUrl = "";
+    const processes: CollectorProcess[] = [];
+    beforeAll(async () => {
+      const admin = new pg.Client({ connectionString: server.url });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      await admin.end();
+      const url = new URL(server.url!);
+      url.pathname = `/${database}`;
+      testUrl = url.toString();
+    });
+    afterAll(async () => {
+      for (const p of processes) if (p.child.exitCode === null) await p.kill("SIGTERM");
+      const admin = new pg.Client({ connectionString: server.url });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
+    });
+
+    it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {
+      // Both processes start at once: the schema is created once (advisory lock).
+      const [a, b] = await Promise.all([
+        spawnCollector("postgres", testUrl),
+        spawnCollector("postgres", testUrl),
+      ]);
+      processes.push(a!, b!);
+      const n = 100_000;
+      const records = mixedRecords(n, 11);
+      const { round, plan } = await createRound(a!.url, roundBody(records, 1, 2, n));
+      // The round made through A is served by B from the shared database.
+      expect((await call(`${b!.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
+
+      const acknowledged = new Map<string, WireReport>();
+      const sent: WireReport[][] = [];
+      const result = await simulateUsers({
+        url: [a!.url, b!.url],
+        round,
+        plan,
+        records,
+        concurrency: 8,
+        batchSize: 100,
+        rng: seededRng(12),
+        onAcknowledged: (reports) => {
+          for (const report of reports) acknowledged.set(report.id, report);
+          if (sent.length < 40) sent.push([...reports]);
+        },
+      });
+      expect(result).toMatchObject({
+        users: n,
+        acknowledged: n,
+        duplicates: 0,
+        rejected: 0,
+        unacknowledged: 0,
+      });
+
+      // The same batches again, each to both processes at once: the same ids race in two
+      // transactions; all are acknowledged, none is stored again.
+      const races = await Promise.all(
+        sent.flatMap((batch) => [sendReports(a!.url, round, batch), sendReports(b!.url, round, batch)]),
+      );
+      for (const ack of races) expect(ack).toMatchObject({ stored: 0, duplicates: ack.acknowledged });
+      const raced = sent.reduce((s, batch) => s + 2 * batch.length, 0);
+
+      const status = await call(`${b!.url}/v1/rounds/${round}/status`, "GET");
+      expect(status.body).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+      const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), [
+        [0, 1],
+        [2, 5],
+        [0, 2, 3, 7],
+      ]);
+      expect(status.body.perView).toEqual(aggregator.reportsPerView());
+      for (const [i, attrs] of ["q0,q1", "q2,q5", "q0,q2,q3,q7"].entries()) {
+        for (const p of [a!, b!]) {
+          const answer = await call(`${p.url}/v1/rounds/${round}/marginals?attrs=${attrs}`, "GET");
+          expect(answer.body.n).toBe(n);
+          expect(answer.body.cells, attrs).toEqual(answers[i]);
+        }
+      }
+      const storage = await openPostgresStorage(testUrl);
+      const counts = await storage.supportCounts((await storage.findRound(round))!);
+      aggregator.views.forEach((view, v) => {
+        expect(Array.from(counts.support[v]!)).toEqual(Array.from(view.counts()));
+      });
+      await storage.close();
+    });
+  },
+);
