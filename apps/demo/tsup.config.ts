@@ -1,3 +1,4 @@
 import { packageConfig } from "../../tsup.config.base";
 
-export default packageConfig({ entry: ["src/cli.ts"], format: ["esm"], dts: false });
+// vite (a devDependency, loaded by `serve` only when it must build the page) stays external.
+export default packageConfig({ entry: ["src/cli.ts"], format: ["esm"], dts: false, external: ["vite"] });

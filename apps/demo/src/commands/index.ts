@@ -1,5 +1,6 @@
 import type { Command } from "../cli-kit.js";
 import { auditCommand } from "./audit.js";
+import { collectorCommand } from "./collector.js";
 import { coverCommand } from "./cover.js";
 import { demoCommand } from "./demo.js";
 import { foBenchCommand } from "./fo-bench.js";
@@ -8,6 +9,7 @@ import { planCommand } from "./plan.js";
 import { reproduceCommand } from "./reproduce.js";
 import { rngBenchCommand } from "./rng-bench.js";
 import { runCommand } from "./run.js";
+import { serveCommand } from "./serve.js";
 import { versionCommand } from "./version.js";
 
 /**
@@ -25,4 +27,6 @@ export const commands: readonly Command[] = [
   runCommand,
   demoCommand,
   reproduceCommand,
+  serveCommand,
+  collectorCommand,
 ] as Command[];

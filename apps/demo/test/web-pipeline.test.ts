@@ -1,0 +1,185 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HARNESS_METHOD_IDS, type MethodRun } from "@calm-ldp/experiments";
+import { describe, expect, it } from "vitest";
+import { parseOptions } from "../src/cli-kit.js";
+import { runCommand } from "../src/commands/run.js";
+import type { CalmPlanSummary, InspectedTable, PipelineMessage, PipelineRequest } from "../web/src/api.js";
+import { cliCommand } from "../web/src/form-values.js";
+import { runPipeline } from "../web/src/pipeline.js";
+
+/** Everything the worker would post, sorted by type. */
+function collect(request: PipelineRequest, shouldContinue?: () => boolean) {
+  const messages: PipelineMessage[] = [];
+  runPipeline(request, (m) => messages.push(m), shouldContinue ? { shouldContinue } : {});
+  const of = <T extends PipelineMessage["type"]>(type: T) =>
+    messages.filter((m): m is Extract<PipelineMessage, { type: T }> => m.type === type);
+  return {
+    messages,
+    runs: of("run").map((m) => m.run),
+    tables: of("table").map((m) => m.table),
+    plans: of("plan").map((m) => m.plan),
+    done: of("done")[0],
+    error: of("error")[0],
+    dataset: of("dataset"),
+  };
+}
+
+/** The page's displayed command, split into argv (it single-quotes only the data spec). */
+function argvOf(command: string): string[] {
+  const argv = [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+  expect(argv.slice(0, 3)).toEqual(["pnpm", "calm-ldp", "run"]);
+  return argv.slice(3);
+}
+
+/** `pnpm calm-ldp run` in-process with the page's command line; returns its JSON and the per-repetition runs. */
+async function cli(command: string): Promise<{ doc: Record<string, unknown>; runs: MethodRun[] }> {
+  const out = mkdtempSync(join(tmpdir(), "calm-web-cli-"));
+  const argv = [...argvOf(command), "--out", out, "--workers", "1"];
+  const doc = (await runCommand.run(
+    parseOptions(runCommand, argv).options,
+    { json: true, log: () => {} },
+    [],
+  )) as Record<string, unknown>;
+  const runs = (JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { runs: MethodRun[] }).runs;
+  return { doc, runs };
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b), 1e-300);
+const key = (run: { method: string; eps: number; rep?: number }) =>
+  `${run.method}|${run.eps}|${run.rep ?? 0}`;
+
+const base: PipelineRequest = {
+  config: {
+    data: "synthetic:bn?strength=0.6&parents=2&cardinality=2&base=random&seed=7",
+    n: 4000,
+    d: 3,
+    k: 3,
+    eps: [0.5, 2],
+    methods: [...HARNESS_METHOD_IDS],
+    queries: "all",
+    reps: 2,
+    seed: 11,
+    path: "counts",
+  },
+  random: "seeded",
+  inspect: [0, 1, 2],
+};
+
+describe("web demo pipeline (the Web Worker's work, run here in Node)", () => {
+  it("seeded: every method run equals `pnpm calm-ldp run` with the page's displayed command", async () => {
+    const page = collect(base);
+    expect(page.error).toBeUndefined();
+    expect(page.done?.stopped).toBe(false);
+    const { doc, runs } = await cli(cliCommand(base));
+    expect(doc.config).toMatchObject({ ...base.config, eps: [0.5, 2] });
+    expect(page.runs).toHaveLength(runs.length);
+    const cliRuns = new Map(runs.map((run) => [key(run), run]));
+    for (const run of page.runs) {
+      const other = cliRuns.get(key(run))!;
+      expect(other, key(run)).toBeDefined();
+      expect(run.error).toEqual(other.error);
+      if (run.error) continue;
+      expect(close(run.sse, other.sse), `${key(run)}: ${run.sse} vs ${other.sse}`).toBe(true);
+      expect(close(run.tvd, other.tvd)).toBe(true);
+      expect(run.details).toEqual(other.details);
+    }
+  });
+
+  it("repetition 1's inspected marginal: true table sums to 1, and its SSE is the run's (the only query when d = k)", () => {
+    const page = collect(base);
+    const okRuns = page.runs.filter((run) => run.rep === 0 && !run.error);
+    expect(page.tables).toHaveLength(okRuns.length);
+    for (const table of page.tables) {
+      expect(table.attributes).toEqual([0, 1, 2]);
+      expect(table.truth).toHaveLength(8);
+      expect(table.truth.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 12);
+      const run = okRuns.find((r) => r.method === table.method && r.eps === table.eps)!;
+      const sse = table.truth.reduce((s, t, i) => s + (table.estimate[i]! - t) ** 2, 0);
+      expect(close(sse, run.sse), `${sse} vs ${run.sse}`).toBe(true);
+    }
+    // The same sample for every method and eps of a repetition.
+    expect(new Set(page.tables.map((t) => t.truth.join(","))).size).toBe(1);
+    expect(page.dataset).toHaveLength(1);
+    expect(page.dataset[0]!.names).toHaveLength(3);
+  });
+
+  it("reports CALM's plan per eps, matching the runs' recorded l and m", () => {
+    const page = collect({ ...base, config: { ...base.config, d: 6, k: 2, queries: 5 }, inspect: [1, 4] });
+    const plans: CalmPlanSummary[] = page.plans;
+    expect(plans.map((p) => p.eps)).toEqual([0.5, 2]);
+    for (const plan of plans) {
+      const run = page.runs.find((r) => r.rep === 0 && r.method === "calm" && r.eps === plan.eps)!;
+      expect(run.details).toMatchObject({ l: plan.l, m: plan.m });
+      expect(plan.views).toHaveLength(plan.m);
+      for (const view of plan.views) expect(view.attributes).toHaveLength(plan.l);
+    }
+    const tables: InspectedTable[] = page.tables;
+    expect(tables.every((t) => t.attributes.join() === "1,4" && t.truth.length === 4)).toBe(true);
+  });
+
+  it("crypto: perturbation draws from crypto.getRandomValues (runs differ), data and queries stay seeded", () => {
+    const request: PipelineRequest = { ...base, random: "crypto", config: { ...base.config, reps: 1 } };
+    const seeded = collect({ ...request, random: "seeded" });
+    const first = collect(request);
+    const second = collect(request);
+    expect(first.error).toBeUndefined();
+    const calm = (c: ReturnType<typeof collect>) => c.tables.filter((t) => t.method === "calm");
+    expect(calm(first)[0]!.truth).toEqual(calm(seeded)[0]!.truth);
+    // Two crypto runs (and a crypto and a seeded run) give different estimates: with n = 4000 users the chance of
+    // two independent noisy estimates agreeing in every cell is negligible.
+    expect(calm(first)[0]!.estimate).not.toEqual(calm(second)[0]!.estimate);
+    expect(calm(first)[0]!.estimate).not.toEqual(calm(seeded)[0]!.estimate);
+  });
+
+  it("uploads: a CSV parsed in the page equals the CLI loading the same file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "calm-web-csv-"));
+    const lines = ["colour,size,shape"];
+    for (let i = 0; i < 600; i++)
+      lines.push(
+        `${["red", "green", "blue"][i % 3]},${i % 7 < 3 ? "S" : "L"},${(i * 31) % 5 === 0 ? "round" : "square"}`,
+      );
+    const text = `${lines.join("\n")}\n`;
+    const path = join(dir, "shapes.csv");
+    writeFileSync(path, text);
+    const request: PipelineRequest = {
+      config: { ...base.config, data: "csv:shapes.csv", n: 1000, d: 3, k: 2, queries: "all", reps: 2 },
+      random: "seeded",
+      inspect: [0, 2],
+      upload: { format: "csv", name: "shapes.csv", text },
+    };
+    const page = collect(request);
+    expect(page.error).toBeUndefined();
+    expect(page.dataset[0]!.names).toEqual(["colour", "size", "shape"]);
+    expect(page.dataset[0]!.info.sampling?.withReplacement).toBe(true);
+    const { runs } = await cli(cliCommand(request).replace("csv:shapes.csv", `csv:${path}`));
+    const cliRuns = new Map(runs.map((run) => [key(run), run]));
+    for (const run of page.runs)
+      if (!run.error) expect(close(run.sse, cliRuns.get(key(run))!.sse)).toBe(true);
+  });
+
+  it("reports bad requests and malformed uploads as an error message naming the problem", () => {
+    expect(collect({ ...base, inspect: [0, 0, 1] }).error?.message).toMatch(
+      /inspected marginal must be k = 3 distinct attribute indices in \[0, 2\] \(got \[0,0,1\]\)/,
+    );
+    expect(collect({ ...base, config: { ...base.config, k: 4 } }).error?.message).toMatch(
+      /k must be an integer in \[1, d = 3\]/,
+    );
+    const bad = collect({
+      ...base,
+      config: { ...base.config, data: "csv:bad.csv", k: 2 },
+      inspect: [0, 1],
+      upload: { format: "csv", name: "bad.csv", text: "a,b,c\n1,2,3\n1,2\n" },
+    });
+    expect(bad.error?.message).toMatch(/bad\.csv/);
+    expect(bad.runs).toHaveLength(0);
+  });
+
+  it("stops between repetitions when asked, saying so", () => {
+    let calls = 0;
+    const page = collect(base, () => calls++ < 1);
+    expect(page.done?.stopped).toBe(true);
+    expect(new Set(page.runs.map((r) => r.rep))).toEqual(new Set([0]));
+  });
+});
