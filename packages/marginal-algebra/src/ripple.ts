@@ -43,6 +43,21 @@ export function rippleCells(
   const bound = -threshold * Math.abs(total);
   let steps = 0;
   let moved = true;
+  if (cardinalities.every((c) => c === 2)) {
+    // Binary tables: the neighbour along attribute j is u XOR stride_j.
+    while (moved && steps < maxSteps && degree > 0) {
+      moved = false;
+      for (let u = 0; u < n && steps < maxSteps; u++) {
+        const x = cells[u];
+        if (x >= bound) continue;
+        cells[u] = 0;
+        const share = x / degree;
+        for (let j = 0; j < k; j++) cells[u ^ strides[j]!] += share;
+        steps++;
+        moved = true;
+      }
+    }
+  }
   while (moved && steps < maxSteps && degree > 0) {
     moved = false;
     for (let u = 0; u < n && steps < maxSteps; u++) {
