@@ -56,8 +56,10 @@ export interface DuckDbStorageOptions {
  * reports survive a crash (`kill -9`). Report ids are de-duplicated against the
  * round's ids, loaded from the table on the round's first write after start
  * (O(reports of the round)), and the table's primary key (round, report id)
- * backs that check. Reads run on a second connection (MVCC snapshot). Counting
- * is `GROUP BY view` / `GROUP BY view, cell` in SQL. Memory: about 100 bytes per
+ * backs that check. Rows reach the tables through temporary staging tables (the
+ * appender, synchronous but cheap there) and `INSERT ... SELECT` (index upkeep
+ * off the event loop). Reads run on a second connection (MVCC snapshot).
+ * Counting is `GROUP BY view` / `GROUP BY view, cell` in SQL. Memory: about 100 bytes per
  * stored report id of the rounds written since start.
  */
 export async function openDuckDbStorage(
@@ -75,6 +77,10 @@ export async function openDuckDbStorage(
   const writer = await instance.connect();
   const reader = await instance.connect();
   for (const statement of SCHEMA) await writer.run(statement);
+  // Staging tables (temporary: no index, no write-ahead log): the appender fills them
+  // synchronously but cheaply, then INSERT ... SELECT moves the rows, off the event loop.
+  await writer.run("CREATE TEMP TABLE stage_reports (round_no INTEGER, report_id UUID, view INTEGER)");
+  await writer.run("CREATE TEMP TABLE stage_support (round_no INTEGER, view INTEGER, cell INTEGER)");
   return new DuckDbStorage(instance, writer, reader);
 }
 
@@ -266,8 +272,14 @@ class DuckDbStorage implements CollectorStorage {
           results.push({ stored: count, duplicates });
         }
       }
-      await this.#append("calm_reports", [INTEGER, VARCHAR, INTEGER], reportRows);
-      await this.#append("calm_support", [INTEGER, INTEGER, INTEGER], supportRows);
+      if (reportRows[0].length > 0) {
+        await this.#append("stage_reports", [INTEGER, VARCHAR, INTEGER], reportRows);
+        await this.#append("stage_support", [INTEGER, INTEGER, INTEGER], supportRows);
+        await this.#writer.run("INSERT INTO calm_reports SELECT * FROM stage_reports");
+        await this.#writer.run("INSERT INTO calm_support SELECT * FROM stage_support");
+        await this.#writer.run("DELETE FROM stage_reports");
+        await this.#writer.run("DELETE FROM stage_support");
+      }
       for (const { round, name, amount } of counters.values()) {
         await this.#writer.run(
           `INSERT INTO calm_counters VALUES ($1, $2, $3) ON CONFLICT (round_no, name)
@@ -290,7 +302,7 @@ class DuckDbStorage implements CollectorStorage {
   async #append(table: string, types: DuckDBType[], columns: unknown[][]): Promise<void> {
     const rows = columns[0]!.length;
     if (rows === 0) return;
-    const appender = await this.#writer.createAppender(table);
+    const appender = await this.#writer.createAppender(table, "main", "temp");
     try {
       for (let start = 0; start < rows; start += CHUNK_ROWS) {
         const end = Math.min(rows, start + CHUNK_ROWS);

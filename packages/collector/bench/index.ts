@@ -1,0 +1,115 @@
+/**
+ * Collector benchmark on loopback (DuckDB backend):
+ * 1. sustained ingest: `--reports` simulated users (default 1,000,000) POSTed in
+ *    batches of `--batch` (default 100) with `--concurrency` requests in flight
+ *    (default 16) from a load-generator process whose bodies are built before the
+ *    clock starts; prints reports/s and per-request latency percentiles
+ *    (target >= 20,000 reports/s);
+ * 2. an 8-way marginal query on that round (target <= 200 ms): the HTTP answer,
+ *    and its parts (SQL GROUP BY in DuckDB; estimation in JavaScript).
+ * The round: d = 8 binary attributes, k = 8, eps = 1 (CALM plans l = 4, m = 70
+ * OUE views of 16 cells: a report stores ~4.5 support rows). `--grr` plans a
+ * GRR round instead (k = 3: l = 2, m = 28 views of 4 cells, one row per report).
+ * Run: `npx tsx bench/index.ts [--reports 1000000] [--batch 100] [--concurrency 16] [--grr]`.
+ */
+
+import { fork } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readPlan } from "@calm-ldp/client";
+import { Bench } from "tinybench";
+import { estimateMarginal, openDuckDbStorage, startCollector } from "../src/index.js";
+
+function argument(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const reports = argument("reports", 1_000_000);
+const batch = argument("batch", 100);
+const concurrency = argument("concurrency", 16);
+const grr = process.argv.includes("--grr");
+const k = grr ? 3 : 8;
+const TOKEN = "bench-admin-token-0123456789";
+const data = "synthetic:bn?strength=0.5&parents=2&seed=1";
+
+const dir = mkdtempSync(join(tmpdir(), "calm-collector-bench-"));
+const file = join(dir, "bench.duckdb");
+const storage = await openDuckDbStorage(file);
+const collector = await startCollector({ storage, adminToken: TOKEN });
+const admin = { authorization: `Bearer ${TOKEN}` };
+const attributes = Array.from({ length: 8 }, (_, i) => ({ name: `x${i}`, cardinality: 2 }));
+const created = (await (
+  await fetch(`${collector.url}/v1/rounds`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ schema: { attributes }, eps: 1, k, n: reports }),
+  })
+).json()) as { round: string; plan: unknown };
+const plan = readPlan(created.plan);
+const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
+console.log(
+  `collector benchmark (DuckDB, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+);
+
+// 1. Sustained ingest.
+const worker = fork(new URL("./load-worker.ts", import.meta.url), { execArgv: ["--import", "tsx"] });
+const message = <T>() =>
+  new Promise<T>((resolve, reject) => {
+    worker.once("message", (m) => resolve(m as T));
+    worker.once("error", reject);
+  });
+worker.send({ url: collector.url, round: created.round, plan, reports, batch, concurrency, seed: 1, data });
+const ready = await message<{ requests: number; bytes: number }>();
+console.log(
+  `  load generator ready: ${ready.requests} requests, ${(ready.bytes / ready.requests).toFixed(0)} bytes each`,
+);
+const finished = message<{ seconds: number; failed: number; latencies: number[] }>();
+worker.send("go");
+const done = await finished;
+const sorted = Float64Array.from(done.latencies).sort();
+const percentile = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const status = (await (
+  await fetch(`${collector.url}/v1/rounds/${created.round}/status`, { headers: admin })
+).json()) as {
+  accepted: number;
+};
+console.log(
+  `  ingest: ${(reports / done.seconds).toFixed(0)} reports/s sustained (${done.seconds.toFixed(2)} s, ${done.failed} failed requests, ${status.accepted} counted)`,
+);
+console.log(
+  `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
+);
+const bytes = [file, `${file}.wal`].filter(existsSync).reduce((s, f) => s + statSync(f).size, 0);
+console.log(`  database file + write-ahead log: ${(bytes / 2 ** 20).toFixed(0)} MiB`);
+
+// 2. The 8-way marginal query.
+const query = attributes.map((a) => a.name).join(",");
+const round = (await storage.findRound(created.round))!;
+const counts = await storage.supportCounts(round);
+let checksum = 0;
+const bench = new Bench({ iterations: 20, warmupIterations: 2, time: 0 });
+bench
+  .add("8-way marginal over HTTP (SQL + estimate + answer)", async () => {
+    const answer = (await (
+      await fetch(`${collector.url}/v1/rounds/${created.round}/marginals?attrs=${query}`, { headers: admin })
+    ).json()) as { cells: number[] };
+    checksum += answer.cells[0]!;
+  })
+  .add("  SQL GROUP BY view / view, cell (DuckDB)", async () => {
+    checksum += (await storage.supportCounts(round)).reportsPerView[0]!;
+  })
+  .add("  estimate + post-process + 8-way answer (JS)", () => {
+    checksum += estimateMarginal(round.plan, counts, [0, 1, 2, 3, 4, 5, 6, 7]).table.cells[0]!;
+  });
+await bench.run();
+for (const task of bench.tasks) {
+  const r = task.result as { latency?: { p50?: number; min?: number; max?: number } } | undefined;
+  const latency = r?.latency;
+  console.log(
+    `  ${task.name.padEnd(52)} median ${latency?.p50?.toFixed(1)} ms (min ${latency?.min?.toFixed(1)}, max ${latency?.max?.toFixed(1)})`,
+  );
+}
+console.log(`  (checksum ${checksum.toFixed(6)})`);
+await collector.close();
+rmSync(dir, { recursive: true, force: true });

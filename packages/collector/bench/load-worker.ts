@@ -1,0 +1,66 @@
+/**
+ * Load generator of the collector benchmark, in its own process (forked with
+ * IPC; the job arrives as the first message): builds every
+ * request body first (perturbation with @calm-ldp/client, untimed), then sends
+ * them over keep-alive HTTP with `concurrency` requests in flight and records
+ * each request's latency.
+ */
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { createReport } from "@calm-ldp/client";
+import { generateFromSpec } from "@calm-ldp/datasets";
+import { seededRng } from "@calm-ldp/random";
+
+interface LoadJob {
+  url: string;
+  round: string;
+  plan: CalmPlan;
+  reports: number;
+  batch: number;
+  concurrency: number;
+  seed: number;
+  data: string;
+}
+
+const job = await new Promise<LoadJob>((resolve) => process.once("message", (m) => resolve(m as LoadJob)));
+const { store } = generateFromSpec(job.data, {
+  n: job.reports,
+  d: job.plan.schema.attributes.length,
+  seed: job.seed,
+});
+const rng = seededRng(job.seed, 9);
+const bodies: string[] = [];
+const record = new Array<number>(store.columns.length);
+for (let start = 0; start < job.reports; start += job.batch) {
+  const reports = [];
+  for (let r = start; r < Math.min(job.reports, start + job.batch); r++) {
+    for (let a = 0; a < record.length; a++) record[a] = store.columns[a]![r]!;
+    reports.push(createReport(job.plan, record, { rng }));
+  }
+  bodies.push(JSON.stringify({ round: job.round, reports }));
+}
+process.send!({ kind: "ready", requests: bodies.length, bytes: bodies.reduce((s, b) => s + b.length, 0) });
+
+process.once("message", async () => {
+  const latencies = new Float64Array(bodies.length);
+  const url = `${job.url}/v1/rounds/${job.round}/reports`;
+  let next = 0;
+  let failed = 0;
+  const started = performance.now();
+  const sender = async () => {
+    while (next < bodies.length) {
+      const i = next++;
+      const t = performance.now();
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: bodies[i]!,
+      });
+      await response.arrayBuffer();
+      if (!response.ok) failed++;
+      latencies[i] = performance.now() - t;
+    }
+  };
+  await Promise.all(Array.from({ length: job.concurrency }, sender));
+  const seconds = (performance.now() - started) / 1000;
+  process.send!({ kind: "done", seconds, failed, latencies: Array.from(latencies) }, () => process.exit(0));
+});
