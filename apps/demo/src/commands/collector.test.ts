@@ -1,0 +1,170 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseOptions, UsageError } from "../cli-kit.js";
+import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
+
+const TOKEN = "cli-test-admin-token-0123456789";
+const root = fileURLToPath(new URL("../../../..", import.meta.url));
+const logs: string[] = [];
+const context = { json: true, log: (message: string) => logs.push(message) };
+const run = async (argv: string[]) => {
+  const parsed = parseOptions(collectorCommand, argv);
+  return (await collectorCommand.run(parsed.options, context, parsed.positionals)) as Record<string, unknown>;
+};
+
+describe("calm-ldp collector", () => {
+  const dir = mkdtempSync(join(tmpdir(), "calm-collector-cli-"));
+  const saved = process.env[ADMIN_TOKEN_VARIABLE];
+  beforeAll(() => {
+    process.env[ADMIN_TOKEN_VARIABLE] = TOKEN;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env[ADMIN_TOKEN_VARIABLE];
+    else process.env[ADMIN_TOKEN_VARIABLE] = saved;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses bad usage with a one-line error naming the problem", async () => {
+    await expect(run([])).rejects.toThrow(/first argument must be one of serve, simulate, status, query/);
+    await expect(run(["serveit"])).rejects.toThrow(UsageError);
+    expect(() => parseOptions(collectorCommand, ["status", "extra"])).toThrow(/unexpected argument "extra"/);
+    await expect(run(["status", "--round", "x"])).rejects.toThrow(/collector status: --url is required/);
+    await expect(run(["query", "--url", "http://127.0.0.1:9", "--round", "r"])).rejects.toThrow(
+      /--attrs is required/,
+    );
+    await expect(
+      run(["status", "--url", "http://127.0.0.1:9", "--round", "r", "--attrs", "a"]),
+    ).rejects.toThrow(/--attrs does not apply to status/);
+    await expect(
+      run(["serve", "--db", join(dir, "x.duckdb"), "--postgres", "postgres://h/db"]),
+    ).rejects.toThrow(/--db or --postgres, not both/);
+    delete process.env[ADMIN_TOKEN_VARIABLE];
+    await expect(run(["status", "--url", "http://127.0.0.1:9", "--round", "r"])).rejects.toThrow(
+      /set CALM_LDP_ADMIN_TOKEN/,
+    );
+    process.env[ADMIN_TOKEN_VARIABLE] = TOKEN;
+  });
+
+  it("simulate fails with an error when the collector cannot be reached for the plan", async () => {
+    const round = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    // Port 9 (discard) is closed on loopback: every attempt is refused at once.
+    await expect(
+      run(["simulate", "--url", "http://127.0.0.1:9", "--round", round, "--n", "10", "--retry-for", "0.2"]),
+    ).rejects.toThrow(/fetch failed|ECONNREFUSED/);
+  });
+
+  it("serve (a real CLI process) + simulate + status + query: counts and a marginal over HTTP", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "apps/demo/src/cli.ts",
+        "collector",
+        "serve",
+        "--db",
+        join(dir, "cli.duckdb"),
+        "--port",
+        "0",
+        "--json",
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, [ADMIN_TOKEN_VARIABLE]: TOKEN, TSX_TSCONFIG_PATH: "apps/demo/tsconfig.json" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${stderr}`)), 60_000);
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const match = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+      });
+      const simulated = await run([
+        "simulate",
+        "--url",
+        url,
+        "--data",
+        "synthetic:iid?p=0.3",
+        "--n",
+        "5000",
+        "--d",
+        "6",
+        "--k",
+        "2",
+        "--eps",
+        "1",
+        "--concurrency",
+        "4",
+        "--perturb-seed",
+        "5",
+      ]);
+      expect(simulated).toMatchObject({ acknowledged: 5000, rejected: 0, users: 5000, unacknowledged: 0 });
+      expect(Object.keys(simulated).slice(0, 5)).toEqual([
+        "round",
+        "acknowledged",
+        "rejected",
+        "seconds",
+        "reportsPerSecond",
+      ]);
+      const round = simulated.round as string;
+
+      const status = await run(["status", "--url", url, "--round", round]);
+      expect(Object.keys(status).slice(0, 4)).toEqual(["round", "accepted", "rejected", "perView"]);
+      expect(status).toMatchObject({ round, accepted: 5000, rejected: {} });
+      expect((status.perView as number[]).reduce((s, x) => s + x, 0)).toBe(5000);
+
+      const answer = await run(["query", "--url", url, "--round", round, "--attrs", "0,1"]);
+      expect(Object.keys(answer).slice(0, 4)).toEqual(["attrs", "cells", "n", "expectedSse"]);
+      expect(answer.n).toBe(5000);
+      const cells = answer.cells as number[];
+      expect(cells).toHaveLength(4);
+      expect(cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
+      // iid Bernoulli(0.3) bits: P(1,1) = 0.09. Tolerance: 6 x the collector's own
+      // expected error sqrt(expectedSse) (an upper bound on one cell's standard deviation).
+      expect(answer.expectedSse).toBeGreaterThan(0);
+      expect(Math.abs(cells[3]! - 0.09)).toBeLessThan(6 * Math.sqrt(answer.expectedSse as number));
+
+      // A second simulate into the same round; a wrong token is refused.
+      const more = await run([
+        "simulate",
+        "--url",
+        url,
+        "--round",
+        round,
+        "--n",
+        "1000",
+        "--d",
+        "6",
+        "--data",
+        "synthetic:iid?p=0.3",
+      ]);
+      expect(more).toMatchObject({ round, acknowledged: 1000 });
+      process.env[ADMIN_TOKEN_VARIABLE] = `${TOKEN}-wrong`;
+      await expect(run(["status", "--url", url, "--round", round])).rejects.toThrow(/HTTP 403 wrong-token/);
+      process.env[ADMIN_TOKEN_VARIABLE] = TOKEN;
+      expect((await run(["status", "--url", url, "--round", round])).accepted).toBe(6000);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    const document = JSON.parse(stdout.trim()) as Record<string, unknown>;
+    expect(document).toMatchObject({ storage: "duckdb", stoppedBy: "SIGTERM" });
+  });
+});

@@ -1,0 +1,327 @@
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { fetchPlan, readPlan } from "@calm-ldp/client";
+import { openStorage, simulateUsers, startCollector } from "@calm-ldp/collector";
+import { generateFromSpec, parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
+import type { RecordStore } from "@calm-ldp/marginal-algebra";
+import { seededRng } from "@calm-ldp/random";
+import { type Command, type CommandContext, UsageError } from "../cli-kit.js";
+import { loadPopulation } from "../harness/load.js";
+
+/** The environment variable holding the admin bearer token. */
+export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
+const SUBCOMMANDS = ["serve", "simulate", "status", "query"] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+interface CollectorOptions {
+  db?: string;
+  postgres?: string;
+  host: string;
+  port: number;
+  "max-batch": number;
+  url?: string;
+  round?: string;
+  attrs?: string;
+  data: string;
+  n: number;
+  d: number;
+  k: number;
+  eps: number;
+  theta?: number;
+  concurrency: number;
+  batch: number;
+  seed: number;
+  "perturb-seed"?: number;
+  "retry-for": number;
+}
+
+/** Which options each subcommand reads (anything else given is a usage error). */
+const ALLOWED: Record<Subcommand, readonly string[]> = {
+  serve: ["db", "postgres", "host", "port", "max-batch"],
+  simulate: [
+    "url",
+    "round",
+    "data",
+    "n",
+    "d",
+    "k",
+    "eps",
+    "theta",
+    "concurrency",
+    "batch",
+    "seed",
+    "perturb-seed",
+    "retry-for",
+  ],
+  status: ["url", "round"],
+  query: ["url", "round", "attrs"],
+};
+
+function adminToken(subcommand: string): string {
+  const token = process.env[ADMIN_TOKEN_VARIABLE];
+  if (!token || token.length < 16)
+    throw new UsageError(
+      `collector ${subcommand}: set ${ADMIN_TOKEN_VARIABLE} to the admin token (at least 16 characters)`,
+    );
+  return token;
+}
+
+function required<T>(subcommand: string, name: string, value: T | undefined): T {
+  if (value === undefined) throw new UsageError(`collector ${subcommand}: --${name} is required`);
+  return value;
+}
+
+/** An admin request: JSON in and out, the collector's error reason in the message. */
+async function adminCall(
+  base: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(`${base.replace(/\/+$/, "")}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    throw new Error(`cannot reach the collector at ${base}: ${(error as Error).message}`);
+  }
+  const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok)
+    throw new Error(
+      `collector answered HTTP ${response.status} ${String(answer.reason)}: ${String(answer.message)}`,
+    );
+  return answer;
+}
+
+/** Serve until SIGINT or SIGTERM; the JSON document is printed when the server has stopped. */
+async function serve(options: CollectorOptions, context: CommandContext): Promise<unknown> {
+  const token = adminToken("serve");
+  if (options.db !== undefined && options.postgres !== undefined)
+    throw new UsageError("collector serve: give --db or --postgres, not both");
+  const db = options.db ?? (options.postgres === undefined ? "collector.duckdb" : undefined);
+  const storage = await openStorage(
+    options.postgres !== undefined ? { postgres: options.postgres } : { duckdb: db! },
+  );
+  const collector = await startCollector({
+    storage,
+    adminToken: token,
+    host: options.host,
+    port: options.port,
+    maxBatch: options["max-batch"],
+  });
+  const started = Date.now();
+  context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+  context.log(`collector: ${signal}, stopping`);
+  await collector.close();
+  return {
+    url: collector.url,
+    storage: storage.backend,
+    ...(db !== undefined && options.postgres === undefined ? { db } : {}),
+    stoppedBy: signal,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+/** The simulated users' records: n rows of the --data spec. */
+async function loadRecords(options: CollectorOptions): Promise<RecordStore> {
+  let spec: ReturnType<typeof parseDataSpec>;
+  try {
+    spec = parseDataSpec(options.data);
+  } catch (error) {
+    throw new UsageError(`collector simulate: --data: ${(error as Error).message}`);
+  }
+  if (spec.kind === "synthetic-iid" || spec.kind === "synthetic-bn")
+    return generateFromSpec(spec, { n: options.n, d: options.d, seed: options.seed }).store;
+  const population = await loadPopulation(options.data, options.d);
+  return sampleUsers(population!, options.n, seededRng(options.seed, 3)).store;
+}
+
+async function simulate(options: CollectorOptions, context: CommandContext): Promise<unknown> {
+  const url = required("simulate", "url", options.url);
+  const records = await loadRecords(options);
+  let round = options.round;
+  let plan: CalmPlan;
+  if (round === undefined) {
+    const created = await adminCall(url, "/v1/rounds", adminToken("simulate"), {
+      schema: { attributes: records.schema.attributes.map((a) => ({ name: a.name, labels: [...a.labels] })) },
+      eps: options.eps,
+      k: options.k,
+      n: options.n,
+      ...(options.theta !== undefined ? { theta: options.theta } : {}),
+    });
+    round = created.round as string;
+    plan = readPlan(created.plan);
+    context.log(`collector simulate: created round ${round} (l = ${plan.l}, m = ${plan.m})`);
+  } else {
+    plan = (await fetchPlan(url, round)).plan;
+    const ours = records.schema.attributes.map((a) => a.labels.length).join(",");
+    const theirs = plan.schema.attributes.map((a) => a.labels.length).join(",");
+    if (ours !== theirs)
+      throw new UsageError(
+        `collector simulate: the data's cardinalities (${ours}) do not match round ${round}'s schema (${theirs})`,
+      );
+  }
+  context.log(
+    `collector simulate: ${options.n} users, ${options.concurrency} concurrent batches of ${options.batch}`,
+  );
+  const result = await simulateUsers({
+    url,
+    round,
+    plan,
+    records,
+    concurrency: options.concurrency,
+    batchSize: options.batch,
+    retryForMs: options["retry-for"] * 1000,
+    ...(options["perturb-seed"] !== undefined ? { rng: seededRng(options["perturb-seed"], 7) } : {}),
+  });
+  if (result.unacknowledged > 0)
+    context.log(
+      `collector simulate: ${result.unacknowledged} reports were never acknowledged (collector unreachable)`,
+    );
+  return {
+    round,
+    acknowledged: result.acknowledged,
+    rejected: result.rejected,
+    seconds: result.seconds,
+    reportsPerSecond: result.reportsPerSecond,
+    users: result.users,
+    duplicates: result.duplicates,
+    unacknowledged: result.unacknowledged,
+    retries: result.retries,
+    ...(result.rejected > 0 ? { rejectedReasons: result.rejectedReasons } : {}),
+  };
+}
+
+async function status(options: CollectorOptions): Promise<unknown> {
+  const url = required("status", "url", options.url);
+  const round = required("status", "round", options.round);
+  const answer = await adminCall(url, `/v1/rounds/${encodeURIComponent(round)}/status`, adminToken("status"));
+  return {
+    round: answer.round,
+    accepted: answer.accepted,
+    rejected: answer.rejected,
+    perView: answer.perView,
+    duplicates: answer.duplicates,
+  };
+}
+
+async function query(options: CollectorOptions): Promise<unknown> {
+  const url = required("query", "url", options.url);
+  const round = required("query", "round", options.round);
+  const attrs = required("query", "attrs", options.attrs);
+  const answer = await adminCall(
+    url,
+    `/v1/rounds/${encodeURIComponent(round)}/marginals?attrs=${encodeURIComponent(attrs)}`,
+    adminToken("query"),
+  );
+  return {
+    attrs: answer.attrs,
+    cells: answer.cells,
+    n: answer.n,
+    expectedSse: answer.expectedSse,
+    cardinalities: answer.cardinalities,
+    method: answer.method,
+    eps: answer.eps,
+    round: answer.round,
+  };
+}
+
+export const collectorCommand: Command = {
+  name: "collector",
+  summary:
+    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query). Admin token: $CALM_LDP_ADMIN_TOKEN.",
+  positionals: ["serve|simulate|status|query"],
+  options: {
+    db: { type: "string", description: "serve: DuckDB file (default collector.duckdb)" },
+    postgres: {
+      type: "string",
+      description: "serve: PostgreSQL URL instead of DuckDB (postgres://user:pw@host:port/db)",
+    },
+    host: { type: "string", description: "serve: interface to listen on", default: "127.0.0.1" },
+    port: {
+      type: "integer",
+      description: "serve: TCP port (0: any free port)",
+      default: 8787,
+      min: 0,
+      max: 65535,
+    },
+    "max-batch": { type: "integer", description: "serve: most reports per POST", default: 1000, min: 1 },
+    url: { type: "string", description: "simulate/status/query: the collector's base URL" },
+    round: { type: "string", description: "simulate (optional: else a new round)/status/query: round id" },
+    attrs: { type: "string", description: "query: attribute names or indices, comma-separated" },
+    data: {
+      type: "string",
+      description:
+        "simulate: dataset spec (synthetic:iid?p=.., synthetic:bn?.., adult:<dir>, csv:<file>, ...)",
+      default: "synthetic:bn?strength=0.5&parents=2&seed=1",
+    },
+    n: { type: "integer", description: "simulate: users", default: 10_000, min: 1 },
+    d: { type: "integer", description: "simulate: attributes of the data", default: 8, min: 1 },
+    k: {
+      type: "integer",
+      description: "simulate: query size the new round is planned for",
+      default: 3,
+      min: 1,
+    },
+    eps: {
+      type: "number",
+      description: "simulate: privacy budget of the new round",
+      default: 1,
+      min: 1e-9,
+      max: 20,
+    },
+    theta: {
+      type: "number",
+      description: "simulate: Algorithm 1's threshold for the new round",
+      min: 1e-12,
+      max: 1,
+    },
+    concurrency: {
+      type: "integer",
+      description: "simulate: batches in flight",
+      default: 8,
+      min: 1,
+      max: 1024,
+    },
+    batch: { type: "integer", description: "simulate: reports per POST", default: 100, min: 1 },
+    seed: { type: "integer", description: "simulate: seed of the data", default: 1, min: 0 },
+    "perturb-seed": {
+      type: "integer",
+      description:
+        "simulate: seed the perturbations and report ids (default: cryptographic, as real clients)",
+      min: 0,
+    },
+    "retry-for": {
+      type: "number",
+      description: "simulate: seconds a batch retries (same report ids) while the collector is unreachable",
+      default: 60,
+      min: 0,
+    },
+  },
+  async run(raw, context, positionals) {
+    const subcommand = positionals[0] as Subcommand | undefined;
+    if (subcommand === undefined || !SUBCOMMANDS.includes(subcommand))
+      throw new UsageError(
+        `collector: the first argument must be one of ${SUBCOMMANDS.join(", ")} (got ${JSON.stringify(subcommand)})`,
+      );
+    const options = raw as unknown as CollectorOptions;
+    const defaults = collectorCommand.options;
+    for (const [name, value] of Object.entries(raw)) {
+      if (value !== undefined && value !== defaults[name]?.default && !ALLOWED[subcommand].includes(name))
+        throw new UsageError(`collector ${subcommand}: --${name} does not apply to ${subcommand}`);
+    }
+    if (subcommand === "serve") return serve(options, context);
+    if (subcommand === "simulate") return simulate(options, context);
+    if (subcommand === "status") return status(options);
+    return query(options);
+  },
+};
