@@ -60,6 +60,8 @@ const cancelButton = byId<HTMLButtonElement>("cancel");
 const status = byId("status");
 const statusArea = byId("status-area");
 const progress = byId<HTMLProgressElement>("progress");
+/** Per-run detail, not a live region: screen readers hear the start and the end (in #status), not every run. */
+const progressText = byId("progress-text");
 const formError = byId("form-error");
 const tableMethod = byId<HTMLSelectElement>("table-method");
 const tableEps = byId<HTMLSelectElement>("table-eps");
@@ -317,6 +319,9 @@ function finish(current: RunState, outcome: "done" | "cancelled" | "error", mess
   cancelButton.disabled = true;
   progress.hidden = outcome === "done";
   status.textContent = message;
+  progressText.textContent = "";
+  const active = document.activeElement;
+  if (active === cancelButton || active === document.body || active === null) runButton.focus();
   setState(outcome);
   void renderResults(current);
 }
@@ -334,7 +339,7 @@ function onMessage(current: RunState, message: PipelineMessage): void {
       progress.max = message.total;
       progress.value = message.done;
       const seconds = (performance.now() - current.started) / 1000;
-      status.textContent = `Running: ${message.done} of ${message.total} method runs (repetition ${message.run.rep + 1}, ${message.run.method}, ε = ${message.run.eps}), ${seconds.toFixed(1)} s.`;
+      progressText.textContent = `${message.done} of ${message.total} method runs (repetition ${message.run.rep + 1}, ${message.run.method}, ε = ${message.run.eps}), ${seconds.toFixed(1)} s.`;
       scheduleRender(current);
       break;
     }
@@ -398,7 +403,9 @@ async function start(event: SubmitEvent): Promise<void> {
   progress.hidden = false;
   progress.max = current.total;
   progress.value = 0;
-  status.textContent = `Running: 0 of ${current.total} method runs.`;
+  status.textContent = `Running ${current.total} method runs…`;
+  progressText.textContent = "";
+  if (document.activeElement === runButton || document.activeElement === document.body) cancelButton.focus();
   setState("running");
   worker.postMessage({ type: "run", request } satisfies PipelineCommand);
 }
