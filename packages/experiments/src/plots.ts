@@ -48,7 +48,7 @@ export function errorVsEpsSpec(rows: readonly SummaryRow[], options: ErrorVsEpsO
     data: { values },
     encoding: {
       x: { field: "eps", type: "quantitative", title: "eps", scale: { zero: false } },
-      color: { field: "method", type: "nominal", title: "method" },
+      color: { field: "method", type: "nominal", title: "method", scale: { scheme: "tableau20" } },
     },
     layer: [
       {
@@ -192,7 +192,7 @@ export function facetedLinesSpec(
           title: options.xTitle,
           scale: options.logX ? { type: "log", base: 2 } : { zero: false },
         },
-        color: { field: options.color, type: "nominal", title: null },
+        color: { field: options.color, type: "nominal", title: null, scale: { scheme: "tableau20" } },
       },
       layer: layers,
     },
