@@ -1,13 +1,13 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { wireError } from "./errors.js";
 
-/** How a view's oracle reports travel: one value (GRR) or a bitset (OUE, SUE). @internal */
+/** How a view's oracle reports travel: one value (GRR) or a bitset (OUE, SUE). */
 export type WireKind = "value" | "bits";
 
 /**
  * The wire kind of view `view` of `plan`, checking that the view exists and that
- * its oracle has a wire format. O(1).
- * @internal
+ * its oracle has a wire format; throws `WireFormatError` ("view" or "oracle")
+ * naming `where` otherwise. O(1).
  */
 export function wireKind(where: string, plan: CalmPlan, view: unknown): WireKind {
   if (typeof view !== "number" || !Number.isInteger(view) || view < 0 || view >= plan.views.length) {

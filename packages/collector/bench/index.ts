@@ -8,8 +8,9 @@
  * 2. an 8-way marginal query on that round (target <= 200 ms): the HTTP answer,
  *    and its parts (SQL GROUP BY in DuckDB; estimation in JavaScript).
  * The round: d = 8 binary attributes, k = 8, eps = 1 (CALM plans l = 4, m = 70
- * OUE views of 16 cells: a report stores ~4.5 support rows). `--grr` plans a
- * GRR round instead (k = 3: l = 2, m = 28 views of 4 cells, one row per report).
+ * OUE views of 16 cells at 1,000,000 reports: a report stores ~4.5 support rows).
+ * `--grr` plans k = 3 instead (at 1,000,000 reports: l = 3, m = 56 GRR views of
+ * 8 cells, one support row per report).
  * Run: `npx tsx bench/index.ts [--reports 1000000] [--batch 100] [--concurrency 16] [--grr]`.
  */
 

@@ -11,7 +11,9 @@ export type {
   SupportCounts,
 } from "./api.js";
 export { bearerChecker } from "./auth.js";
+export { decodeBase64 } from "./base64-decode.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+export { decodeReport } from "./decode-report.js";
 export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";
 export { InvalidParameterError, RequestRejectedError, StorageError } from "./errors.js";
 export { aggregatorFromCounts, type EstimatedMarginal, estimateMarginal } from "./estimate-marginal.js";

@@ -1,7 +1,8 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { decodeReport, type ReportBatchBody, WireFormatError } from "@calm-ldp/client";
+import { type ReportBatchBody, WireFormatError } from "@calm-ldp/client";
 import { MalformedReportError } from "@calm-ldp/frequency-oracles";
 import type { AcceptedReport } from "./api.js";
+import { decodeReport } from "./decode-report.js";
 import { reject } from "./errors.js";
 import { viewOracles } from "./round-runtime.js";
 import { supportedCells } from "./supported-cells.js";
@@ -18,8 +19,7 @@ const REASONS: Record<string, string> = {
 
 /**
  * Validate a batch for round `roundId` strictly, all or nothing: the body names
- * this round, and every report decodes under the plan (`decodeReport` of
- * @calm-ldp/client: id, view, field kind, value range, canonical bits) and passes
+ * this round, and every report decodes under the plan (`decodeReport`: id, view, field kind, value range, canonical bits) and passes
  * its view oracle's own check (`supports`, which throws MalformedReportError on a
  * report the oracle cannot produce). Returns each report's id, view and supported
  * cells; throws `RequestRejectedError` (400) with the reason and the index of the

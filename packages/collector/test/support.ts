@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CalmAggregator, type CalmPlan, estimateCalm } from "@calm-ldp/calm-core";
-import { decodeReport, readPlan, type WireReport } from "@calm-ldp/client";
+import { readPlan, type WireReport } from "@calm-ldp/client";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
 import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
+import { decodeReport } from "../src/decode-report.js";
 
 export const TOKEN = "collector-test-admin-token-0123456789";
 export const packageDir = fileURLToPath(new URL("..", import.meta.url));

@@ -105,9 +105,17 @@ export function runIpf(
   const n = cells.length;
   cells.fill(total / n);
   const bound = tolerance * Math.abs(total);
+  const count = constraints.length;
   let largest = 0;
   for (const c of constraints) largest = Math.max(largest, c.cells.length);
-  const projection = new Float64Array(largest);
+  // factors: the current constraint's scaling; ahead: the next constraint's projection,
+  // accumulated while scaling (one pass over the table per constraint).
+  let factors = new Float64Array(largest);
+  let ahead = new Float64Array(largest);
+  {
+    const map = maps[0]!;
+    for (let u = 0; u < n; u++) factors[map[u]] += cells[u];
+  }
   const history: number[] = [];
   let iterations = 0;
   let converged = false;
@@ -115,19 +123,27 @@ export function runIpf(
   while (iterations < maxIterations) {
     iterations++;
     let worst = 0;
-    for (let k = 0; k < constraints.length; k++) {
+    for (let k = 0; k < count; k++) {
       const target = constraints[k]!.cells;
       const map = maps[k]!;
       const size = target.length;
-      projection.fill(0, 0, size);
-      for (let u = 0; u < n; u++) projection[map[u]] += cells[u];
+      // `factors` holds the projection onto constraint k: turn it into scale factors.
       for (let c = 0; c < size; c++) {
-        const p = projection[c];
+        const p = factors[c];
         const residual = Math.abs(p - target[c]);
         if (residual > worst) worst = residual;
-        projection[c] = p > 0 ? target[c] / p : 0;
+        factors[c] = p > 0 ? target[c] / p : 0;
       }
-      for (let u = 0; u < n; u++) cells[u] *= projection[map[u]];
+      const nextMap = maps[k + 1 === count ? 0 : k + 1]!;
+      ahead.fill(0, 0, constraints[k + 1 === count ? 0 : k + 1]!.cells.length);
+      for (let u = 0; u < n; u++) {
+        const value = cells[u] * factors[map[u]];
+        cells[u] = value;
+        ahead[nextMap[u]] += value;
+      }
+      const swap = factors;
+      factors = ahead;
+      ahead = swap;
     }
     history.push(worst);
     if (worst <= bound) {
@@ -156,7 +172,7 @@ export function runIpf(
   return {
     table,
     iterations,
-    maxResidual: worstResidual(cells, constraints, maps, projection),
+    maxResidual: worstResidual(cells, constraints, maps, ahead),
     converged,
     stalled,
     totalRestored,

@@ -1,15 +1,16 @@
 import type { CalmPlan, CalmReport } from "@calm-ldp/calm-core";
-import type { WireReport } from "./api.js";
-import { decodeBase64 } from "./base64.js";
-import { wireError } from "./errors.js";
-import { isReportId } from "./report-id.js";
-import { wireKind } from "./wire-kind.js";
+import { isReportId, WireFormatError, type WireProblem, type WireReport, wireKind } from "@calm-ldp/client";
+import { decodeBase64 } from "./base64-decode.js";
+
+function wireError(where: string, problem: WireProblem, detail: string): never {
+  throw new WireFormatError(`${where}: ${detail}`, problem);
+}
 
 const FIELDS = new Set(["id", "view", "value", "bits"]);
 
 /**
- * Parse one wire report strictly against `plan` (what the collector runs on every
- * report before anything is stored): an object with exactly the fields of its
+ * Parse one wire report (the format of @calm-ldp/client's `WireReport`) strictly
+ * against `plan`, as the collector does for every report before anything is stored: an object with exactly the fields of its
  * view's kind, a lower-case UUID id, a view of the plan, a GRR value in [0,
  * cells) or the canonical base64 of a ceil(cells / 8)-byte bitset with no bit set
  * at or beyond cells. Returns the CALM report (`report` a number for GRR, a

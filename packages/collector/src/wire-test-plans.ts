@@ -1,0 +1,19 @@
+import { type CalmPlan, planCalm } from "@calm-ldp/calm-core";
+import { createSchema } from "@calm-ldp/marginal-algebra";
+
+/**
+ * Plans covering every wire kind: binary views with GRR (small views) and OUE
+ * (l = 5 at eps = 1 gives 32 cells > 3e + 2), a forced-SUE plan, and views
+ * whose cell count is not a multiple of 8 (ternary attributes).
+ * @internal test support (wire.test.ts)
+ */
+export function testPlans(): Record<string, CalmPlan> {
+  const binary = createSchema(Array.from({ length: 6 }, (_, i) => ({ name: `b${i}`, cardinality: 2 })));
+  const ternary = createSchema(Array.from({ length: 5 }, (_, i) => ({ name: `t${i}`, cardinality: 3 })));
+  return {
+    grr: planCalm({ schema: binary, n: 50_000, eps: 1, k: 2 }, { l: 2 }),
+    oue: planCalm({ schema: binary, n: 50_000, eps: 1, k: 2 }, { l: 5 }),
+    sue: planCalm({ schema: binary, n: 50_000, eps: 1, k: 2 }, { l: 3, oracle: "sue" }),
+    ternary: planCalm({ schema: ternary, n: 50_000, eps: 0.5, k: 2 }, { l: 3, oracle: "oue" }),
+  };
+}
