@@ -23,7 +23,9 @@ function siblings(kind: "src" | "dist"): Plugin {
       b.onResolve({ filter: /^@calm-ldp\/[a-z-]+$/ }, (args) => {
         const name = args.path.slice("@calm-ldp/".length);
         if (!names.has(name)) return undefined;
-        return { path: join(packages, name, ...(kind === "src" ? ["src", "index.ts"] : ["dist", "index.js"])) };
+        return {
+          path: join(packages, name, ...(kind === "src" ? ["src", "index.ts"] : ["dist", "index.js"])),
+        };
       });
     },
   };
