@@ -1,0 +1,24 @@
+export type * from "./api.js";
+export {
+  chiSquareCdf,
+  chiSquareQuantile,
+  chiSquareSurvival,
+  logGamma,
+  regularizedGamma,
+} from "./chi-square-distribution.js";
+export { chiSquareIndependence } from "./chi-square-test.js";
+export { chowLiuTree, treeWeight } from "./chow-liu.js";
+export { classifyFromMarginal, encodeFeatures, majorityLabel, misclassificationRate } from "./classify.js";
+export { InvalidAnalysisError } from "./errors.js";
+export { groupCategories } from "./group-categories.js";
+export { marginalModel } from "./marginal-model.js";
+export { mutualInformation } from "./mutual-information.js";
+export { type Release, releaseMarginals } from "./release.js";
+export { runChowLiu } from "./run-chow-liu.js";
+export { runClassification } from "./run-classification.js";
+export { runIndependenceTests } from "./run-independence.js";
+export { sampleMarginal } from "./sample-marginal.js";
+export { sampleModel } from "./sample-model.js";
+export { summarizeRows } from "./summarize-rows.js";
+export { loadLibsvm, trainSvm } from "./svm.js";
+export { viewsModel } from "./views-model.js";
