@@ -89,7 +89,7 @@ const query = attributes.map((a) => a.name).join(",");
 const round = (await storage.findRound(created.round))!;
 const counts = await storage.supportCounts(round);
 let checksum = 0;
-const bench = new Bench({ iterations: 20, warmupIterations: 2, time: 0 });
+const bench = new Bench({ iterations: 30, warmupIterations: 3, time: 0 });
 bench
   .add("8-way marginal over HTTP (SQL + estimate + answer)", async () => {
     const answer = (await (
@@ -105,10 +105,10 @@ bench
   });
 await bench.run();
 for (const task of bench.tasks) {
-  const r = task.result as { latency?: { p50?: number; min?: number; max?: number } } | undefined;
+  const r = task.result as { latency?: { p50?: number; p75?: number; min?: number; max?: number } } | undefined;
   const latency = r?.latency;
   console.log(
-    `  ${task.name.padEnd(52)} median ${latency?.p50?.toFixed(1)} ms (min ${latency?.min?.toFixed(1)}, max ${latency?.max?.toFixed(1)})`,
+    `  ${task.name.padEnd(52)} median ${latency?.p50?.toFixed(1)} ms (min ${latency?.min?.toFixed(1)}, p75 ${latency?.p75?.toFixed(1)}, max ${latency?.max?.toFixed(1)}; 30 runs)`,
   );
 }
 console.log(`  (checksum ${checksum.toFixed(6)})`);
