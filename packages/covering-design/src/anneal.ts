@@ -26,7 +26,8 @@ const STEP = 100;
  * Simulated annealing for covering designs in the style of Nurmela and Östergård
  * ("Upper bounds for covering designs by simulated annealing", Congressus
  * Numerantium 96, 1993). The state holds a complete covering on entry. Repeatedly:
- * record it, delete the block that covers fewest t-subsets alone, and anneal the
+ * record it, delete the block that covers fewest t-subsets alone (among a random
+ * sample when there are many blocks), and anneal the
  * number of uncovered t-subsets back to zero with moves that pick a uniformly random
  * uncovered t-subset T and a random block B meeting T in t - 1 points, and swap a
  * random point of B \ T for the point of T \ B. A move that uncovers delta > 0
@@ -54,15 +55,24 @@ export function anneal(state: CoverState, rng: Rng, schedule: AnnealSchedule): n
       thresholds[delta] = Math.floor(deterministicExp(-delta * beta) * 2 ** 32);
   };
   setThresholds();
-  let best = state.blocks();
+  // The smallest complete covering seen is kept implicitly: `journal` records every
+  // change made since it (deletions and point swaps), so it is the current state with
+  // the journal undone. Marking a new best costs O(1) instead of a copy of all blocks.
+  const journal = new Journal(k);
+  let bestCount = Number.POSITIVE_INFINITY;
   const tPoints = new Int32Array(t);
   const outside = new Int32Array(k);
   for (let move = 0; move < schedule.iterations; move++) {
     if (state.uncoveredCount === 0) {
       while (state.uncoveredCount === 0) {
-        if (state.blockCount < best.length) best = state.blocks();
         if (state.blockCount <= schedule.target || state.blockCount <= 1) break;
-        dropWeakestBlock(state, rng);
+        const [weakest, unique] = weakestBlock(state, rng);
+        if (unique > 0 && state.blockCount < bestCount) {
+          journal.clear();
+          bestCount = state.blockCount;
+        }
+        journal.recordRemoval(state, weakest);
+        state.removeBlock(weakest);
       }
       if (state.uncoveredCount === 0) break;
       phase = 0;
@@ -99,10 +109,97 @@ export function anneal(state: CoverState, rng: Rng, schedule: AnnealSchedule): n
     }
     const skip = outside[uniformInt(rng, outsideCount)]!;
     const delta = state.moveDelta(b, skip, y);
-    if (delta <= 0 || rng.nextUint32() < thresholds[delta]!) state.applyMove(b, skip, y);
+    if (delta <= 0 || rng.nextUint32() < thresholds[delta]!) {
+      journal.recordMove(b, state.points[b * k + skip]!, y);
+      state.applyMove(b, skip, y);
+    }
   }
-  if (state.uncoveredCount === 0 && state.blockCount < best.length) best = state.blocks();
-  return best;
+  if (state.uncoveredCount === 0 && state.blockCount < bestCount) return state.blocks();
+  return journal.undo(state);
+}
+
+/**
+ * An undo log of deletions and point swaps on a CoverState's blocks, replayed
+ * backwards on a copy of the point array (O(k) per entry; no coverage counts needed).
+ */
+class Journal {
+  private entries = new Int32Array(1024);
+  private length = 0;
+
+  constructor(private readonly k: number) {}
+
+  clear(): void {
+    this.length = 0;
+  }
+
+  private reserve(size: number): void {
+    if (this.length + size > this.entries.length) {
+      const grown = new Int32Array(Math.max(2 * this.entries.length, this.length + size));
+      grown.set(this.entries.subarray(0, this.length));
+      this.entries = grown;
+    }
+  }
+
+  /** Block b had point x replaced by y. Entry: [x, y, b, 0]. */
+  recordMove(b: number, x: number, y: number): void {
+    this.reserve(4);
+    this.entries.set([x, y, b, 0], this.length);
+    this.length += 4;
+  }
+
+  /** Block b (of state.blockCount) is about to be removed. Entry: [points..., b, 1]. */
+  recordRemoval(state: CoverState, b: number): void {
+    const k = this.k;
+    this.reserve(k + 2);
+    this.entries.set(state.points.subarray(b * k, b * k + k), this.length);
+    this.entries[this.length + k] = b;
+    this.entries[this.length + k + 1] = 1;
+    this.length += k + 2;
+  }
+
+  /** The blocks as they were when the journal was last cleared. */
+  undo(state: CoverState): number[][] {
+    const k = this.k;
+    let count = state.blockCount;
+    const points = new Int32Array((count + this.removals()) * k);
+    points.set(state.points.subarray(0, count * k));
+    let end = this.length;
+    while (end > 0) {
+      const kind = this.entries[end - 1]!;
+      if (kind === 0) {
+        const x = this.entries[end - 4]!;
+        const y = this.entries[end - 3]!;
+        const b = this.entries[end - 2]!;
+        const block = points.subarray(b * k, b * k + k);
+        block[block.indexOf(y)] = x;
+        block.sort();
+        end -= 4;
+      } else {
+        const b = this.entries[end - 2]!;
+        // removeBlock(b) moved the last block into b: move it back, then restore b.
+        points.copyWithin(count * k, b * k, b * k + k);
+        points.set(this.entries.subarray(end - 2 - k, end - 2), b * k);
+        count++;
+        end -= k + 2;
+      }
+    }
+    const out: number[][] = [];
+    for (let b = 0; b < count; b++) out.push(Array.from(points.subarray(b * k, b * k + k)));
+    return out;
+  }
+
+  private removals(): number {
+    let removals = 0;
+    let end = this.length;
+    while (end > 0) {
+      if (this.entries[end - 1] === 0) end -= 4;
+      else {
+        removals++;
+        end -= this.k + 2;
+      }
+    }
+    return removals;
+  }
 }
 
 /**
@@ -124,12 +221,24 @@ function chooseBlock(state: CoverState, rng: Rng, low: number, high: number, mee
   return chosen >= 0 ? chosen : uniformInt(rng, count);
 }
 
-/** Delete the block covering fewest t-subsets alone (ties uniformly at random). */
-function dropWeakestBlock(state: CoverState, rng: Rng): void {
+/** Work budget (t-subset look-ups) of choosing which block to delete after a success. */
+const DROP_WORK = 20_000;
+
+/**
+ * The block covering fewest t-subsets alone (ties uniformly at random) and that
+ * number, among all blocks, or among s uniformly drawn ones when there are more than
+ * 4s blocks, s = clamp(DROP_WORK / C(k, t), 4, 64) (so a success costs at most
+ * O(max(4, DROP_WORK / C(k, t)) C(k, t) t), not O(b C(k, t) t)).
+ */
+function weakestBlock(state: CoverState, rng: Rng): [number, number] {
   let weakest = 0;
   let fewest = Number.POSITIVE_INFINITY;
   let ties = 0;
-  for (let b = 0; b < state.blockCount; b++) {
+  const sample = Math.max(4, Math.min(64, Math.floor(DROP_WORK / state.subsetsPerBlock)));
+  const sampled = state.blockCount > 4 * sample;
+  const examined = sampled ? sample : state.blockCount;
+  for (let i = 0; i < examined; i++) {
+    const b = sampled ? uniformInt(rng, state.blockCount) : i;
     const unique = state.uniqueCount(b);
     if (unique < fewest) {
       fewest = unique;
@@ -139,5 +248,5 @@ function dropWeakestBlock(state: CoverState, rng: Rng): void {
       weakest = b;
     }
   }
-  state.removeBlock(weakest);
+  return [weakest, fewest];
 }

@@ -6,9 +6,10 @@ export interface CoveringDesignOptions {
    */
   seed?: number;
   /**
-   * Annealing moves after the constructions (default {@link DEFAULT_COVERING_ITERATIONS});
-   * 0 keeps the best construction. The result is a deterministic function of
-   * (v, k, t, seed, iterations).
+   * Annealing moves after the constructions; 0 keeps the best construction. Default:
+   * min(200,000, 5 10^7 / the estimated operations of one move), i.e. 200,000 for
+   * small blocks and fewer when k and t are large, so a first call stays around a
+   * second at most. The result is a deterministic function of (v, k, t, seed, iterations).
    */
   iterations?: number;
   /**

@@ -251,6 +251,11 @@ export class CoverState {
   }
 
   /** C(k - 1, t - 1): the most t-subsets one point swap can uncover (or cover). */
+  /** C(k, t): the t-subsets of one block. */
+  get subsetsPerBlock(): number {
+    return this.blockSubsets.count;
+  }
+
   get restDeltaBound(): number {
     return this.restSubsets.count;
   }

@@ -170,6 +170,14 @@ describe("coveringDesign: large and invalid requests", () => {
     expect(() => coveringDesign(64, 20, 8)).toThrow(DesignTooLargeError);
   });
 
+  it("designs from the recursions (no search) have exactly coverDesignSize blocks and cover", () => {
+    // (40, 30, 6): block growth would cost too much, so the group construction (28 blocks) is used.
+    const result = describeCoveringDesign(40, 30, 6);
+    expect(result.blocks).toHaveLength(coverDesignSize(40, 30, 6));
+    expect(isSortedDesign(result.blocks, 30)).toBe(true);
+    expect(verify(result.blocks, 40, 6)).toBe(true);
+  });
+
   it("rejects parameters and options outside their domains", () => {
     expect(() => coveringDesign(8, 9, 2)).toThrow(
       /coveringDesign: k must be an integer in \[1, v = 8\] \(got 9\)/,

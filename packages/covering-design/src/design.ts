@@ -6,27 +6,46 @@ import { knownDesigns } from "./constructions/catalog.js";
 import {
   addPoint,
   groupConstruction,
+  groupConstructionDistinct,
   groupConstructionSize,
   restrictBlocks,
 } from "./constructions/derived.js";
 import { allSubsets, complementBlocks, partitionBlocks } from "./constructions/trivial.js";
 import { CoverState } from "./cover-state.js";
 import { DesignTooLargeError, fail } from "./errors.js";
-import { createBlockGrower, greedyComplete } from "./greedy.js";
+import { createBlockGrower, greedyComplete, pruneRedundant } from "./greedy.js";
 import { checkVkt, schonheimBound } from "./schonheim.js";
 
 /** The seed used when none is given: the same call always returns the same blocks. */
 export const DEFAULT_COVERING_SEED = 1;
-/** Annealing moves used when none are given (about 0.05 to 0.6 s on a 2-core machine, see the README). */
+/**
+ * Most annealing moves used when none are given: the default is
+ * min(DEFAULT_COVERING_ITERATIONS, DEFAULT_ANNEAL_WORK / estimated operations per move),
+ * so a first call stays within about a second on a 2-core machine (see the README).
+ */
 export const DEFAULT_COVERING_ITERATIONS = 200_000;
+/** Basic-operation budget of the default annealing (see {@link DEFAULT_COVERING_ITERATIONS}). */
+const DEFAULT_ANNEAL_WORK = 5e7;
 /** Largest C(v, t) the search tabulates (12 bytes per t-subset: 24 MiB). */
 const SEARCH_LIMIT = 2 ** 21;
 /** Largest C(v, t) for which the add-a-point recursion is tried. */
-const RECURSION_LIMIT = 2 ** 16;
+const RECURSION_LIMIT = 2 ** 14;
 /** Levels of the add-a-point recursion. */
 const RECURSION_DEPTH = 2;
 /** Largest number of blocks {@link coveringDesign} will materialise. */
-const MAX_BLOCKS = 2 ** 22;
+const MAX_BLOCKS = 2 ** 18;
+/** Largest estimated greedy cost (basic operations) for which the greedy construction runs. */
+const GREEDY_WORK_LIMIT = 1e8;
+/** Largest estimated greedy cost for which each greedy step compares 4 candidate blocks. */
+const GREEDY_MULTI_LIMIT = 5e6;
+/** Largest estimated cost of one annealing move (basic operations) for which the annealing runs. */
+const MOVE_WORK_LIMIT = 3000;
+/** Largest design the annealing starts from (beyond, CALM has no use for the design). */
+const ANNEAL_MAX_BLOCKS = 10_000;
+/** Largest blocks x C(k, t) for which a design from the recursions is pruned of redundant blocks. */
+const PRUNE_WORK_LIMIT = 5e6;
+/** In the recursions, restrict catalog designs on at most v + CHEAP_DELETIONS points. */
+const CHEAP_DELETIONS = 3;
 /** Restrict catalog designs on at most this multiple of v points. */
 const RESTRICT_FACTOR = 2;
 
@@ -92,7 +111,7 @@ function exactDesign(v: number, k: number, t: number): Found | undefined {
 
 function tooLarge(v: number, k: number, t: number, size: number): never {
   throw new DesignTooLargeError(
-    `coveringDesign: the (${v}, ${k}, ${t}) design found has ${size} blocks, above the 2^22 limit`,
+    `coveringDesign: the (${v}, ${k}, ${t}) design found has ${size} blocks, above the 2^18 limit`,
   );
 }
 
@@ -123,82 +142,149 @@ function completeFrom(
   return state;
 }
 
+/** Basic operations of growing one block greedily: sum over s = t..k-1 of (v - s) C(s, t-1) t. */
+function growCost(v: number, k: number, t: number): number {
+  let cost = 0;
+  for (let s = t; s < k; s++) cost += (v - s) * binomial(s, t - 1) * t;
+  return cost;
+}
+
 /**
- * The best design from constructions alone (no annealing), memoised per seed:
- * the smallest of the greedy covering, every catalog design on v..2v points with
- * block size <= k and strength >= t restricted to v points (blocks padded greedily),
- * and the add-a-point recursion; each is completed and pruned of redundant blocks.
+ * Estimated basic operations of one annealing move on b blocks: the delta
+ * (2 C(k-1, t-1) t) plus the expected block draws until one meets an uncovered
+ * t-subset in t - 1 points (C(v, k) / (t C(v-t, k-t+1)), at most b).
+ */
+function moveCost(v: number, k: number, t: number, blocks: number): number {
+  const tries = Math.min(blocks, binomial(v, k) / (t * binomial(v - t, k - t + 1)));
+  return 2 * binomial(k - 1, t - 1) * t + 4 * tries;
+}
+
+/**
+ * The best design from constructions alone (no annealing), memoised per seed and
+ * recursion depth. Within the search limits (C(v, t) <= 2^21 and an estimated greedy
+ * cost L(v,k,t) * growCost <= 10^8 operations): the smallest of the greedy covering
+ * (4 candidate blocks per step when L * growCost <= 5 10^6), every catalog
+ * design on v..2v points with block size <= k and strength >= t restricted to v
+ * points, the add-a-point recursion on searched designs (C(v, t) <= 2^14, two
+ * levels) and {@link cheapDesign}; each completed greedily and pruned of redundant
+ * blocks. Beyond the limits: {@link cheapDesign} alone.
  */
 function constructionFor(v: number, k: number, t: number, seed: number, depth: number): Found {
+  const exact = exactDesign(v, k, t);
+  if (exact) return exact;
+  const tsets = binomial(v, t);
+  const greedyWork = schonheimBound(v, k, t) * growCost(v, k, t);
+  if (tsets > SEARCH_LIMIT || greedyWork > GREEDY_WORK_LIMIT) return cheapDesign(v, k, t);
   const key = `${v},${k},${t},${seed},${depth}`;
   const cached = constructionCache.get(key);
   if (cached) return cached;
-  let best = exactDesign(v, k, t);
-  if (!best) {
-    const sources = knownDesigns().filter(
-      (d) => d.v >= v && d.v <= RESTRICT_FACTOR * v && d.k <= k && d.t >= t,
-    );
-    const tsets = binomial(v, t);
-    if (tsets > SEARCH_LIMIT) {
-      best = largeDesign(v, k, t, sources);
-    } else {
-      const state = new CoverState(v, k, t, tsets);
-      greedyComplete(state, seededRng(deriveSeed(seed, v, k, t, 1)), depth === RECURSION_DEPTH ? 4 : 1);
-      best = found(state.blocks(), "greedy", false);
-      for (const source of sources) {
-        const restricted = completeFrom(v, k, t, restrictBlocks(source.blocks(), v, t), seed);
-        if (restricted.blockCount < best.size) {
-          const name =
-            source.v === v && source.k === k ? source.name : `${source.name}, restricted and padded`;
-          best = found(restricted.blocks(), name, false);
-        }
-      }
-      if (depth > 0 && t >= 2 && v - 1 > k && tsets <= RECURSION_LIMIT) {
-        const base = constructionFor(v - 1, k, t, seed, depth - 1);
-        const apex = constructionFor(v - 1, k - 1, t - 1, seed, depth - 1);
-        if (base.size + apex.size < best.size + 1) {
-          const grown = completeFrom(v, k, t, addPoint(base.blocks(), apex.blocks(), v), seed);
-          if (grown.blockCount < best.size) {
-            best = found(
-              grown.blocks(),
-              `point added to (${v - 1},${k},${t}) [${base.construction}] and (${v - 1},${k - 1},${t - 1}) [${apex.construction}]`,
-              false,
-            );
-          }
-        }
-      }
+  const state = new CoverState(v, k, t, tsets);
+  greedyComplete(state, seededRng(deriveSeed(seed, v, k, t, 1)), greedyWork <= GREEDY_MULTI_LIMIT ? 4 : 1);
+  let best = found(state.blocks(), "greedy", false);
+  const consider = (blocks: readonly (readonly number[])[], name: string) => {
+    const completed = completeFrom(v, k, t, blocks, seed);
+    if (completed.blockCount < best.size) best = found(completed.blocks(), name, false);
+  };
+  for (const source of catalogSources(v, k, t)) {
+    const restricted = restrictBlocks(source.blocks(), v, t);
+    // Pruning rarely removes more than half the blocks: skip hopeless sources before the costly completion.
+    if (restricted.length > 2 * best.size) continue;
+    const name = source.v === v && source.k === k ? source.name : `${source.name}, restricted and padded`;
+    consider(restricted, name);
+  }
+  const cheap = cheapDesign(v, k, t);
+  if (cheap.size < best.size + 1 && cheap.size <= MAX_BLOCKS) consider(cheap.blocks(), cheap.construction);
+  if (depth > 0 && t >= 2 && v - 1 > k && tsets <= RECURSION_LIMIT) {
+    const base = constructionFor(v - 1, k, t, seed, depth - 1);
+    const apex = constructionFor(v - 1, k - 1, t - 1, seed, depth - 1);
+    if (base.size + apex.size < best.size + 1) {
+      consider(
+        addPoint(base.blocks(), apex.blocks(), v),
+        `point added to (${v - 1},${k},${t}) [${base.construction}] and (${v - 1},${k - 1},${t - 1}) [${apex.construction}]`,
+      );
     }
   }
   constructionCache.set(key, best);
   return best;
 }
 
-/** Beyond the search limit: the smallest restricted catalog design or the group construction, sizes without a search. */
-function largeDesign(
+function catalogSources(v: number, k: number, t: number) {
+  return knownDesigns().filter((d) => d.v >= v && d.v <= RESTRICT_FACTOR * v && d.k <= k && d.t >= t);
+}
+
+const cheapCache = new Map<string, Found>();
+const keptCounts = new Map<string, number>();
+
+/** Number of blocks of a catalog design keeping at least t points below v (memoised). */
+function keptCount(
+  source: { name: string; blocks(): readonly (readonly number[])[] },
   v: number,
-  k: number,
   t: number,
-  sources: readonly { v: number; blocks(): readonly (readonly number[])[]; name: string }[],
-): Found {
-  let best: Found | undefined;
-  for (const source of sources) {
-    const restricted = normalise(restrictBlocks(source.blocks(), v, t).map((block) => pad(block, v, k)));
-    if (!best || restricted.length < best.size)
-      best = found(restricted, `${source.name}, restricted and padded`, false);
+): number {
+  const key = `${source.name}|${v}|${t}`;
+  let count = keptCounts.get(key);
+  if (count === undefined) {
+    count = 0;
+    for (const block of source.blocks()) {
+      let inside = 0;
+      for (const p of block) if (p < v) inside++;
+      if (inside >= t) count++;
+    }
+    keptCounts.set(key, count);
   }
-  const size = groupConstructionSize(v, k, t);
-  if (best && best.size <= size) return best;
-  let cache: number[][] | undefined;
-  return {
-    size,
-    construction: `group construction (unions of t of ceil(v / floor(k/t)) groups)`,
+  return count;
+}
+
+/**
+ * A design from recursions alone, without search and without building blocks until
+ * they are asked for (seed-independent, memoised): the smallest of the proven
+ * optimum when there is one, the catalog designs restricted to v points (blocks
+ * padded with the smallest missing points), the group construction and the
+ * add-a-point recursion C(v,k,t) <= C(v-1,k,t) + C(v-1,k-1,t-1) on cheap designs.
+ * O(v k t) states.
+ */
+function cheapDesign(v: number, k: number, t: number): Found {
+  const exact = exactDesign(v, k, t);
+  if (exact) return exact;
+  const key = `${v},${k},${t}`;
+  const cached = cheapCache.get(key);
+  if (cached) return cached;
+  const groupSize = groupConstructionSize(v, k, t);
+  let best: Found = {
+    size: groupConstructionDistinct(v, k, t) ? groupSize : Number.POSITIVE_INFINITY,
+    construction: "group construction (unions of t of ceil(v / floor(k/t)) groups)",
     optimal: false,
     blocks: () => {
-      if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
-      cache ??= normalise(groupConstruction(v, k, t));
-      return cache;
+      if (groupSize > MAX_BLOCKS) tooLarge(v, k, t, groupSize);
+      return normalise(groupConstruction(v, k, t));
     },
   };
+  for (const source of catalogSources(v, k, t)) {
+    if (source.v > v + CHEAP_DELETIONS || keptCount(source, v, t) >= best.size) continue;
+    const build = () => normalise(restrictBlocks(source.blocks(), v, t).map((block) => pad(block, v, k)));
+    const size = build().length; // rebuilt on demand: memoised states keep no blocks
+    if (size < best.size) {
+      best = { size, construction: `${source.name}, restricted and padded`, optimal: false, blocks: build };
+    }
+  }
+  if (t >= 2 && v - 1 > k) {
+    const base = cheapDesign(v - 1, k, t);
+    const apex = cheapDesign(v - 1, k - 1, t - 1);
+    const size = base.size + apex.size;
+    if (size < best.size) {
+      best = {
+        size,
+        construction: `point added to (${v - 1},${k},${t}) [${base.construction}] and (${v - 1},${k - 1},${t - 1}) [${apex.construction}]`,
+        optimal: false,
+        blocks: () => {
+          if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
+          return normalise(addPoint(base.blocks(), apex.blocks(), v));
+        },
+      };
+    }
+  }
+  cheapCache.set(key, best);
+  return best;
 }
 
 /** A sorted block padded to k points with the smallest points outside it. */
@@ -211,10 +297,10 @@ function pad(block: readonly number[], v: number, k: number): number[] {
 function resolve(where: string, v: number, k: number, t: number, options: CoveringDesignOptions): Found {
   checkVkt(where, v, k, t, 64);
   const seed = options.seed ?? DEFAULT_COVERING_SEED;
-  const iterations = options.iterations ?? DEFAULT_COVERING_ITERATIONS;
+  const iterations = options.iterations;
   const timeLimit = options.timeLimitMs;
   if (!Number.isSafeInteger(seed) || seed < 0) fail(where, "options.seed must be a safe integer >= 0", seed);
-  if (!Number.isSafeInteger(iterations) || iterations < 0)
+  if (iterations !== undefined && (!Number.isSafeInteger(iterations) || iterations < 0))
     fail(where, "options.iterations must be a safe integer >= 0", iterations);
   if (timeLimit !== undefined && !(timeLimit >= 0))
     fail(where, "options.timeLimitMs must be a number >= 0", timeLimit);
@@ -225,24 +311,36 @@ function resolve(where: string, v: number, k: number, t: number, options: Coveri
   const construction = constructionFor(v, k, t, seed, RECURSION_DEPTH);
   let result = construction;
   const bound = schonheimBound(v, k, t);
+  const tsets = binomial(v, t);
   if (
     !construction.optimal &&
     construction.size > bound &&
-    iterations > 0 &&
-    binomial(v, t) <= SEARCH_LIMIT
+    tsets <= SEARCH_LIMIT &&
+    construction.size * binomial(k, t) <= PRUNE_WORK_LIMIT
   ) {
-    const state = new CoverState(v, k, t, binomial(v, t));
+    const state = new CoverState(v, k, t, tsets);
     for (const block of construction.blocks()) state.addBlock(block);
-    const blocks = anneal(state, seededRng(deriveSeed(seed, v, k, t, 3)), {
-      iterations,
-      target: bound,
-      ...(timeLimit === undefined ? {} : { deadline: start + timeLimit }),
-    });
+    pruneRedundant(state); // designs from the recursions may hold redundant blocks
+    const pruned = state.blockCount;
+    const cost = moveCost(v, k, t, pruned);
+    const moves = iterations ?? Math.min(DEFAULT_COVERING_ITERATIONS, Math.floor(DEFAULT_ANNEAL_WORK / cost));
+    const annealed = moves > 0 && pruned <= ANNEAL_MAX_BLOCKS && cost <= MOVE_WORK_LIMIT;
+    const blocks = annealed
+      ? anneal(state, seededRng(deriveSeed(seed, v, k, t, 3)), {
+          iterations: moves,
+          target: bound,
+          ...(timeLimit === undefined ? {} : { deadline: start + timeLimit }),
+        })
+      : state.blocks();
     if (blocks.length < construction.size) {
-      result = found(blocks, `${construction.construction} + annealing`, blocks.length === bound);
+      const how = blocks.length < pruned ? " + annealing" : " + pruning";
+      result = found(blocks, `${construction.construction}${how}`, blocks.length === bound);
     }
   }
-  if (!result.optimal && result.size === bound) result = { ...result, optimal: true, blocks: result.blocks };
+  if (!result.optimal && result.size === bound) result = { ...result, optimal: true };
+  let blocks: readonly (readonly number[])[] | undefined;
+  const build = result.blocks;
+  result = { ...result, blocks: () => (blocks ??= build()) }; // designs from the recursions are built once, on demand
   designCache.set(key, result);
   return result;
 }
@@ -257,10 +355,12 @@ function resolve(where: string, v: number, k: number, t: number, options: Coveri
  * affine geometries, the unital S(2,4,28), inversive planes, SQS(2^m) and doubled
  * SQS); otherwise the smallest of several constructions (a greedy covering, catalog
  * designs restricted to v points, and C(v,k,t) <= C(v-1,k,t) + C(v-1,k-1,t-1)),
- * improved by simulated annealing (`options.iterations` moves, default 200,000).
+ * improved by simulated annealing (`options.iterations` moves; by default up to
+ * 200,000, fewer for large k and t, see {@link CoveringDesignOptions}).
  * Deterministic for given (v, k, t, seed, iterations); results are cached. v <= 64.
  * When C(v, t) > 2^21 there is no search: the best restricted catalog design or the
- * group construction is used. Throws {@link DesignTooLargeError} above 2^22 blocks.
+ * group construction is used. Throws {@link DesignTooLargeError} above 2^18 blocks
+ * (coverDesignSize still answers).
  */
 export function coveringDesign(
   v: number,
@@ -323,4 +423,5 @@ export function exactCovering(v: number, k: number, t: number): number[][] | und
 export function clearCoveringDesignCache(): void {
   constructionCache.clear();
   designCache.clear();
+  cheapCache.clear();
 }

@@ -11,7 +11,7 @@ interface CoverOptions {
   k: number;
   t: number;
   seed: number;
-  iterations: number;
+  iterations?: number;
 }
 
 interface CoverResult {
@@ -25,7 +25,7 @@ interface CoverResult {
   optimal: boolean;
   construction: string;
   seed: number;
-  iterations: number;
+  iterations: number | null;
 }
 
 export const coverCommand: Command = {
@@ -44,8 +44,7 @@ export const coverCommand: Command = {
     seed: { type: "integer", description: "seed of the search", default: DEFAULT_COVERING_SEED, min: 0 },
     iterations: {
       type: "integer",
-      description: "annealing moves after the constructions",
-      default: DEFAULT_COVERING_ITERATIONS,
+      description: `annealing moves after the constructions (default: the package default, up to ${DEFAULT_COVERING_ITERATIONS})`,
       min: 0,
     },
   },
@@ -58,7 +57,7 @@ export const coverCommand: Command = {
     const start = performance.now();
     const design = describeCoveringDesign(options.v, options.k, options.t, {
       seed: options.seed,
-      iterations: options.iterations,
+      ...(options.iterations === undefined ? {} : { iterations: options.iterations }),
     });
     context.log(
       `cover: ${design.size} blocks (${design.construction}) in ${(performance.now() - start).toFixed(0)} ms`,
@@ -74,7 +73,7 @@ export const coverCommand: Command = {
       optimal: design.optimal,
       construction: design.construction,
       seed: options.seed,
-      iterations: options.iterations,
+      iterations: options.iterations ?? null,
     };
     return result;
   },

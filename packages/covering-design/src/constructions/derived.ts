@@ -43,6 +43,21 @@ export function groupConstructionSize(v: number, k: number, t: number): number {
 }
 
 /**
+ * Whether the padded unions of the group construction are all distinct, so that it
+ * has exactly {@link groupConstructionSize} blocks: the k - t s padding points are
+ * fewer than the smallest group (then no padded union contains a group it was not
+ * built from). O(1).
+ * @internal
+ */
+export function groupConstructionDistinct(v: number, k: number, t: number): boolean {
+  const s = Math.floor(k / t);
+  const groups = Math.ceil(v / s);
+  if (groups <= t) return true; // one block
+  const smallest = Math.min(s, v - (groups - 1) * s);
+  return k - t * s < smallest;
+}
+
+/**
  * The blocks of the group construction (see {@link groupConstructionSize}), each
  * padded to k points with the smallest points outside it. O(C(g, t) k).
  * @internal
