@@ -105,7 +105,9 @@ bench
   });
 await bench.run();
 for (const task of bench.tasks) {
-  const r = task.result as { latency?: { p50?: number; p75?: number; min?: number; max?: number } } | undefined;
+  const r = task.result as
+    | { latency?: { p50?: number; p75?: number; min?: number; max?: number } }
+    | undefined;
   const latency = r?.latency;
   console.log(
     `  ${task.name.padEnd(52)} median ${latency?.p50?.toFixed(1)} ms (min ${latency?.min?.toFixed(1)}, p75 ${latency?.p75?.toFixed(1)}, max ${latency?.max?.toFixed(1)}; 30 runs)`,

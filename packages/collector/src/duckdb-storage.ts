@@ -136,7 +136,11 @@ class DuckDbStorage implements CollectorStorage {
       [round.no],
     );
     const perView = new Array<number>(round.plan.views.length).fill(0);
-    for (const [view, count] of perViewRows) perView[view as number] = count as number;
+    for (const [view, count] of perViewRows) {
+      if (!((view as number) < perView.length))
+        throw new StorageError(`stored report of unknown view ${view}`);
+      perView[view as number] = count as number;
+    }
     const rejected: Record<string, number> = {};
     let duplicates = 0;
     for (const [name, value] of counterRows) {
@@ -220,7 +224,7 @@ class DuckDbStorage implements CollectorStorage {
     const results: WriteResult[] = [];
     const reportRows: [number[], string[], number[]] = [[], [], []];
     const supportRows: [number[], number[], number[]] = [[], [], []];
-    const fresh = new Map<number, string[]>();
+    const fresh = new Map<number, Set<string>>(); // ids stored by this group, per round
     const counters = new Map<string, { round: number; name: string; amount: number }>();
     const addCounter = (round: number, name: string, amount: number) => {
       const key = `${round}\u0000${name}`;
@@ -249,14 +253,12 @@ class DuckDbStorage implements CollectorStorage {
         } else {
           const no = job.round.no;
           const stored = this.#ids.get(no)!;
-          const added = fresh.get(no) ?? [];
+          const added = fresh.get(no) ?? new Set<string>();
           fresh.set(no, added);
-          const inGroup = new Set(added);
           let count = 0;
           for (const report of job.reports) {
-            if (stored.has(report.id) || inGroup.has(report.id)) continue;
-            inGroup.add(report.id);
-            added.push(report.id);
+            if (stored.has(report.id) || added.has(report.id)) continue;
+            added.add(report.id);
             count++;
             reportRows[0].push(no);
             reportRows[1].push(report.id);

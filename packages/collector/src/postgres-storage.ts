@@ -158,7 +158,11 @@ class PostgresStorage implements CollectorStorage {
       [round.no],
     );
     const perView = new Array<number>(round.plan.views.length).fill(0);
-    for (const [view, count] of perViewRows) perView[view as number] = count as number;
+    for (const [view, count] of perViewRows) {
+      if (!((view as number) < perView.length))
+        throw new StorageError(`stored report of unknown view ${view}`);
+      perView[view as number] = count as number;
+    }
     const rejected: Record<string, number> = {};
     let duplicates = 0;
     for (const [name, value] of counterRows) {
