@@ -70,7 +70,14 @@ describe("browser bundle", () => {
 
   it(`against the built packages (what npm users bundle) it is within ${BUDGET_BYTES} bytes gzipped too`, async () => {
     // CI builds before it tests; without a build there is nothing to measure here.
-    const needed = ["calm-core", "frequency-oracles", "marginal-algebra", "random"];
+    const needed = [
+      "calm-core",
+      "frequency-oracles",
+      "marginal-algebra",
+      "random",
+      "reconstruction",
+      "covering-design",
+    ];
     if (!needed.every((name) => existsSync(join(packages, name, "dist", "index.js")))) {
       console.log("client bundle from dist: the sibling packages are not built; measured from sources only");
       return;
