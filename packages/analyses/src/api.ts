@@ -249,6 +249,7 @@ export interface IndependenceRow {
   readonly rep: number;
   readonly statistic: number;
   readonly trueStatistic: number;
+  /** The critical value of the pair's full table ((c_a - 1)(c_b - 1) degrees of freedom). */
   readonly critical: number;
   readonly reject: boolean;
   readonly trueReject: boolean;

@@ -47,6 +47,8 @@ describe("summarizeRows", () => {
     expect(out[0]!.error).toBeCloseTo(0.3, 12);
     expect(out[0]!.errorStd).toBeCloseTo(Math.sqrt(0.02), 12);
     expect(out[1]).toMatchObject({ method: "b", error: 0.1, errorStd: 0, reps: 1, failures: 0, flag: 0 });
+    const infinite = summarizeRows([{ m: "x", v: Number.POSITIVE_INFINITY }], ["m"], ["v"]);
+    expect(infinite[0]).toMatchObject({ v: Number.POSITIVE_INFINITY, reps: 1, failures: 0 });
     const withError = summarizeRows([{ m: "x", v: Number.NaN, error: "too large" }], ["m"], ["v"]);
     expect(withError[0]).toMatchObject({ reps: 0, failures: 1, error: "too large" });
     expect(Number.isNaN(withError[0]!.v)).toBe(true);

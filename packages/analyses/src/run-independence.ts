@@ -4,6 +4,7 @@ import { contingencyTable } from "@calm-ldp/marginal-algebra";
 import { deriveSeed, seededRng } from "@calm-ldp/random";
 import type { AnalysisProgress, IndependenceConfig, IndependenceRow } from "./api.js";
 import { checkExperiment } from "./check-experiment.js";
+import { chiSquareQuantile } from "./chi-square-distribution.js";
 import { chiSquareIndependence } from "./chi-square-test.js";
 import { fail } from "./errors.js";
 import { releaseMarginals } from "./release.js";
@@ -40,6 +41,10 @@ export function runIndependenceTests(
     return (a < b ? [a, b] : [b, a]) as [number, number];
   });
   const alpha = config.alpha ?? 0.05;
+  const attributes = population.schema.attributes;
+  const criticals = pairs.map(([a, b]) =>
+    chiSquareQuantile(1 - alpha, (attributes[a]!.labels.length - 1) * (attributes[b]!.labels.length - 1)),
+  );
   const total = config.reps * config.eps.length * config.methods.length;
   let done = 0;
   const out: IndependenceRow[] = [];
@@ -76,7 +81,7 @@ export function runIndependenceTests(
             out.push({
               ...base,
               statistic: Number.NaN,
-              critical: truth.critical,
+              critical: criticals[p]!,
               reject: false,
               typeI: false,
               typeII: false,
@@ -89,7 +94,7 @@ export function runIndependenceTests(
           out.push({
             ...base,
             statistic: test.statistic,
-            critical: test.critical,
+            critical: criticals[p]!,
             reject: test.reject,
             typeI: test.reject && !truth.reject,
             typeII: !test.reject && truth.reject,

@@ -27,7 +27,7 @@ export function summarizeRows<Row extends object>(
     const out: Record<string, unknown> = {};
     for (const key of keys) out[key] = first[key];
     const ok = group.filter((row) =>
-      values.every((v) => typeof row[v] !== "number" || Number.isFinite(row[v] as number)),
+      values.every((v) => typeof row[v] !== "number" || !Number.isNaN(row[v] as number)),
     );
     for (const v of values) {
       if (typeof first[v] === "boolean") {

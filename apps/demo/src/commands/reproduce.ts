@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import type { Command } from "../cli-kit.js";
 import { UsageError } from "../cli-kit.js";
+import { type CustomFigureResult, runCustomFigure } from "../reproduce/custom-figure.js";
+import { CUSTOM_FIGURES } from "../reproduce/custom-figures.js";
 import { defaultDataRoot } from "../reproduce/data-root.js";
 import { FIGURES } from "../reproduce/figures.js";
 import { type FigureResult, runFigure } from "../reproduce/run-figure.js";
@@ -12,11 +14,16 @@ interface ReproduceOptions {
   quick: boolean;
   "data-dir"?: string;
   workers?: number;
+  n?: number[];
+  eps?: number[];
 }
+
+/** Every figure id: the harness figures, then the custom ones. */
+const FIGURE_IDS = [...FIGURES.map((f) => f.id), ...CUSTOM_FIGURES.map((f) => f.id)];
 
 export const reproduceCommand: Command = {
   name: "reproduce",
-  summary: `Reproduce a paper figure (${FIGURES.map((f) => f.id).join(", ")}, or "all") on the data available; writes JSON, CSV and SVG into --out.`,
+  summary: `Reproduce a paper figure (${FIGURE_IDS.join(", ")}, or "all") on the data available; writes JSON, CSV and SVG into --out.`,
   positionals: ["figure"],
   options: {
     out: { type: "string", description: "output directory", default: "out/reproduce" },
@@ -33,20 +40,37 @@ export const reproduceCommand: Command = {
         "the shared datasets folder (default: ../shared/datasets beside the repository, or $CALM_LDP_DATA)",
     },
     workers: { type: "integer", description: "worker threads per experiment", min: 1 },
+    n: {
+      type: "numbers",
+      description:
+        "user counts to run instead of the figure's (figures that take them: calm-fig6, cormode-fig7, cormode-fig8)",
+      min: 2,
+    },
+    eps: {
+      type: "numbers",
+      description: "privacy budgets to run instead of the figure's (calm-fig6, cormode-fig7, cormode-fig8)",
+      min: 0.001,
+    },
   },
   async run(raw, context, positionals) {
     const options = raw as unknown as ReproduceOptions;
     const id = positionals[0];
-    if (!id) throw new UsageError(`reproduce: name a figure (${FIGURES.map((f) => f.id).join(", ")}, all)`);
+    if (!id) throw new UsageError(`reproduce: name a figure (${FIGURE_IDS.join(", ")}, all)`);
     const figures = id === "all" ? FIGURES : FIGURES.filter((f) => f.id === id);
-    if (figures.length === 0)
+    const customs = id === "all" ? CUSTOM_FIGURES : CUSTOM_FIGURES.filter((f) => f.id === id);
+    if (figures.length === 0 && customs.length === 0)
       throw new UsageError(
-        `reproduce: unknown figure ${JSON.stringify(id)} (known: ${FIGURES.map((f) => f.id).join(", ")}, all)`,
+        `reproduce: unknown figure ${JSON.stringify(id)} (known: ${FIGURE_IDS.join(", ")}, all)`,
       );
-    const results: FigureResult[] = [];
+    if (options.n?.some((n) => !Number.isSafeInteger(n)))
+      throw new UsageError(`reproduce: --n must be integers (got ${JSON.stringify(options.n?.join(","))})`);
+    const dataRoot = options["data-dir"] ?? defaultDataRoot();
+    const { writeFile } = await import("node:fs/promises");
+    const results: (FigureResult | CustomFigureResult)[] = [];
     for (const figure of figures) {
+      if (options.n || options.eps) context.log(`${figure.id}: --n and --eps do not apply, ignored`);
       const result = await runFigure(figure, {
-        dataRoot: options["data-dir"] ?? defaultDataRoot(),
+        dataRoot,
         out: options.out,
         ...(options.reps ? { reps: options.reps } : {}),
         seed: options.seed,
@@ -54,12 +78,27 @@ export const reproduceCommand: Command = {
         ...(options.workers ? { workers: options.workers } : {}),
         log: context.log,
       });
-      const { writeFile } = await import("node:fs/promises");
       const json = join(options.out, `${figure.id}.json`);
       await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
       result.files.unshift(json);
       results.push(result);
     }
-    return figures.length === 1 ? results[0] : { figures: results };
+    for (const figure of customs) {
+      const result = await runCustomFigure(figure, {
+        dataRoot,
+        out: options.out,
+        ...(options.reps ? { reps: options.reps } : {}),
+        seed: options.seed,
+        quick: options.quick,
+        ...(options.n ? { n: options.n } : {}),
+        ...(options.eps ? { eps: options.eps } : {}),
+        log: context.log,
+      });
+      const json = join(options.out, `${figure.id}.json`);
+      await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
+      result.files.unshift(json);
+      results.push(result);
+    }
+    return results.length === 1 ? results[0] : { figures: results };
   },
 };
