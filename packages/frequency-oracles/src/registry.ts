@@ -11,7 +11,7 @@ import { createSs } from "./ss.js";
 import { createSue } from "./sue.js";
 
 /** The built-in oracles by name (the CLI's `--oracle` values), in a stable order. */
-export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = Object.freeze({
+export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = /* @__PURE__ */ Object.freeze({
   grr: createGrr as OracleFactory,
   rr: createRr as OracleFactory,
   oue: createOue as OracleFactory,
@@ -24,8 +24,8 @@ export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = Obje
 });
 
 /** Every registry name, in the order of {@link oracleFactories}. */
-export const ORACLE_NAMES: readonly OracleName[] = Object.freeze(
-  Object.keys(oracleFactories) as OracleName[],
+export const ORACLE_NAMES: readonly OracleName[] = /* @__PURE__ */ Object.freeze(
+  /* @__PURE__ */ Object.keys(oracleFactories) as OracleName[],
 );
 
 /** Whether `name` is a registry name. O(1). */

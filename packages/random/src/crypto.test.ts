@@ -48,3 +48,15 @@ describe("cryptoRng", () => {
     }
   });
 });
+
+describe("cryptoRng small fills", () => {
+  it("serves fills of up to 256 words from the buffer, in order", () => {
+    const { calls, crypto } = recordingCrypto();
+    const rng = cryptoRng({ crypto });
+    const a = rng.fill(new Uint32Array(10));
+    const b = rng.fill(new Uint32Array(256));
+    expect(Array.from(a)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(b[0]).toBe(10);
+    expect(calls).toEqual([65_536]);
+  });
+});

@@ -5,6 +5,8 @@ import { floatFromWords } from "./seeded.js";
 /** `crypto.getRandomValues` fills at most 65,536 bytes per call (Web Crypto spec). */
 const MAX_BYTES_PER_CALL = 65_536;
 const MAX_WORDS_PER_CALL = MAX_BYTES_PER_CALL / 4;
+/** Fills of at most this many words are served from the buffer. */
+const SMALL_FILL_WORDS = 256;
 
 interface CryptoLike {
   getRandomValues<T extends ArrayBufferView>(array: T): T;
@@ -31,7 +33,8 @@ export interface CryptoRngOptions {
 /**
  * The platform's cryptographically secure generator (Web Crypto
  * `getRandomValues`), buffered: single draws come from a buffer refilled 64 KiB at
- * a time, bulk `fill` goes straight to the platform in 64 KiB chunks. Works in
+ * a time, bulk `fill` (more than 256 words) goes straight to the platform in
+ * 64 KiB chunks, smaller fills come from the buffer. Works in
  * Node >= 20 and browsers without Node built-ins. The default source of every
  * client-side path. O(1) amortised per word.
  */
@@ -55,6 +58,11 @@ export function cryptoRng(options: CryptoRngOptions = {}): Rng {
   return {
     nextUint32,
     fill(out: Uint32Array): Uint32Array {
+      if (out.length <= SMALL_FILL_WORDS) {
+        // Small fills come from the buffer: one platform call per 64 KiB, not per fill.
+        for (let i = 0; i < out.length; i++) out[i] = nextUint32();
+        return out;
+      }
       for (let start = 0; start < out.length; start += MAX_WORDS_PER_CALL) {
         source.getRandomValues(out.subarray(start, Math.min(out.length, start + MAX_WORDS_PER_CALL)));
       }
