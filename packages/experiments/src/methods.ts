@@ -13,4 +13,5 @@ export const HARNESS_METHOD_IDS: readonly string[] = METHOD_IDS;
  * builds CALM from calm-core for "calm"), with the per-method options of the
  * experiment. Throws for an unknown id.
  */
-export const defaultMethodFactory: MethodFactory = (id, options = {}) => createMethod(id, options) as unknown as HarnessMethod;
+export const defaultMethodFactory: MethodFactory = (id, options = {}) =>
+  createMethod(id, options) as unknown as HarnessMethod;
