@@ -15,12 +15,18 @@ const sourceAliases = readdirSync(packagesDir, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, "package.json")))
   .flatMap((entry) => {
     const dir = join(packagesDir, entry.name);
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { exports?: Record<string, unknown> };
-    const subpaths = Object.keys(manifest.exports ?? {}).filter((key) => key !== "." && key !== "./package.json");
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      exports?: Record<string, unknown>;
+    };
+    const subpaths = Object.keys(manifest.exports ?? {}).filter(
+      (key) => key !== "." && key !== "./package.json",
+    );
     return [
       ...subpaths.map((key) => {
         const sub = key.slice(2);
-        const file = existsSync(join(dir, "src", `${sub}.ts`)) ? join(dir, "src", `${sub}.ts`) : join(dir, "src", sub, "index.ts");
+        const file = existsSync(join(dir, "src", `${sub}.ts`))
+          ? join(dir, "src", `${sub}.ts`)
+          : join(dir, "src", sub, "index.ts");
         return { find: new RegExp(`^@calm-ldp/${entry.name}/${sub}$`), replacement: file };
       }),
       { find: new RegExp(`^@calm-ldp/${entry.name}$`), replacement: join(dir, "src", "index.ts") },

@@ -21,7 +21,9 @@ for (const root of roots) {
     passed += json.numPassedTests;
     failed += json.numFailedTests;
     skipped += json.numPendingTests + json.numTodoTests;
-    console.log(`${dir}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${json.numPendingTests} skipped`);
+    console.log(
+      `${dir}: ${json.numPassedTests} passed, ${json.numFailedTests} failed, ${json.numPendingTests} skipped`,
+    );
   }
 }
 if (missing.length > 0) console.log(`no test report from: ${missing.join(", ")}`);

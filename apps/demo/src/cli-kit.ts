@@ -157,7 +157,7 @@ export function commandHelp(command: Command): string {
       .join("; ");
     lines.push(`  --${name} <${spec.type}>`.padEnd(30) + spec.description + (extra ? ` (${extra})` : ""));
   }
-  lines.push("  --json".padEnd(30) + "print exactly one JSON document on stdout");
-  lines.push("  --help".padEnd(30) + "this text");
+  lines.push(`${"  --json".padEnd(30)}print exactly one JSON document on stdout`);
+  lines.push(`${"  --help".padEnd(30)}this text`);
   return lines.join("\n");
 }
