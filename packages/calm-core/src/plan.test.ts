@@ -98,6 +98,8 @@ describe("planForK", () => {
     expect(forSix.k).toBe(6);
     expect(forThree.k).toBe(3);
     expect(planCalm(params(16, 2 ** 18, 1.6, 6))).toEqual(forSix);
-    expect(() => planCalm(params(8, 2 ** 16, 1, 3), { planForK: 0 })).toThrow(/planForK must be an integer >= 1/);
+    expect(() => planCalm(params(8, 2 ** 16, 1, 3), { planForK: 0 })).toThrow(
+      /planForK must be an integer >= 1/,
+    );
   });
 });

@@ -96,7 +96,13 @@ export function planCalm(parameters: ProtocolParameters, options: CalmPlanOption
   };
 }
 
-function candidateFor(parameters: ProtocolParameters, k: number, cardinalities: number[], l: number, m: number) {
+function candidateFor(
+  parameters: ProtocolParameters,
+  k: number,
+  cardinalities: number[],
+  l: number,
+  m: number,
+) {
   return {
     l,
     m,
