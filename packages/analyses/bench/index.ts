@@ -130,7 +130,7 @@ console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   const perItem = (r.bestMs * 1e6) / r.items;
   console.log(
-    `| ${r.task} | ${r.bestMs.toFixed(1)} | ${r.meanMs.toFixed(1)} | ${perItem >= 1e6 ? `${(perItem / 1e6).toFixed(2)} ms` : `${perItem.toFixed(0)} ns`} | ${((r.items / r.bestMs) * 1000).toExponential(2)} ${r.unit}/s |`,
+    `| ${r.task} | ${r.bestMs.toPrecision(3)} | ${r.meanMs.toPrecision(3)} | ${perItem >= 1e6 ? `${(perItem / 1e6).toFixed(2)} ms` : `${perItem.toFixed(0)} ns`} | ${((r.items / r.bestMs) * 1000).toExponential(2)} ${r.unit}/s |`,
   );
 }
 console.log(`(sink ${sink > 0 ? "ok" : "0"})`);

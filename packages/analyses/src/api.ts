@@ -52,6 +52,16 @@ export interface ViewsModelOptions {
   readonly attributes?: readonly number[];
 }
 
+/** Options of `synopsisModel`. */
+export interface SynopsisModelOptions {
+  /** Parents per attribute (default 2; 1 grows a tree, 0 makes the attributes independent). */
+  readonly maxParents?: number;
+  /** Largest answer (cells) a parent set may need (default 4096). */
+  readonly maxCells?: number;
+  /** The attributes the model must draw (default: every index of `cardinalities`). */
+  readonly attributes?: readonly number[];
+}
+
 /** Options of `sampleModel` and `sampleMarginal`. */
 export interface SampleOptions {
   /**
@@ -166,7 +176,7 @@ export type FeatureEncoding = "one-hot" | "ordinal";
 
 /** Options of `classifyFromMarginal`. */
 export interface ClassifyOptions {
-  /** Records in the synthetic training set drawn from the marginal (default 4096). */
+  /** Records in the synthetic training set drawn from the marginal (default 2048). */
   readonly trainingRecords?: number;
   /** Default `"one-hot"`: each feature becomes c indicator inputs; `"ordinal"`: value / (c - 1). */
   readonly encoding?: FeatureEncoding;
@@ -286,6 +296,9 @@ export interface ChowLiuRow {
   readonly seconds: number;
   readonly error?: string;
 }
+
+/** What one method released (`releaseMarginals`), or why it could not. */
+export type Release = { readonly tables: MarginalTable[] } | { readonly error: string };
 
 /** Progress callback of the experiment runners. */
 export interface AnalysisProgress {

@@ -42,7 +42,7 @@ export function encodeFeatures(
 
 /**
  * CALM §5.4's classifier: draw a synthetic training set of `trainingRecords`
- * (default 4096) records from a released marginal over features + a binary label
+ * (default 2048) records from a released marginal over features + a binary label
  * (negative cells count as 0), train an SVM on it (libsvm C-SVC, `trainSvm`;
  * features one-hot encoded by default) and return its prediction for every
  * feature cell (mixed radix over the features in table order), so that a test set
@@ -58,7 +58,7 @@ export async function classifyFromMarginal(
 ): Promise<MarginalClassifier> {
   const where = "classifyFromMarginal";
   const { labelPos, featurePos, featureCards, featureCells } = layout(where, table, label);
-  const size = options.trainingRecords ?? 4096;
+  const size = options.trainingRecords ?? 2048;
   if (!(Number.isSafeInteger(size) && size >= 2))
     fail(where, "trainingRecords must be an integer >= 2", size);
   const encoding = options.encoding ?? "one-hot";

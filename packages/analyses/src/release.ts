@@ -1,9 +1,7 @@
 import { createMethod, runMethod } from "@calm-ldp/baselines";
-import type { MarginalTable, RecordStore } from "@calm-ldp/marginal-algebra";
+import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
-
-/** What one method released, or why it could not. */
-export type Release = { readonly tables: MarginalTable[] } | { readonly error: string };
+import type { Release } from "./api.js";
 
 /**
  * Run every record of `store` through a method of `@calm-ldp/baselines` (CALM or

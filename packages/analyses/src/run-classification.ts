@@ -34,7 +34,7 @@ const TRAIN = 5;
  * training set `(3, n)`, method run `(4, n, eps, method)`, its training set
  * `(5, n, eps, method)` (eps in micro-units, the method id hashed).
  * Cost per (n, eps, method): the method's run plus one SVM training (about 0.2 s
- * for the default 2048 synthetic records).
+ * for the default 2,048 synthetic records).
  */
 export async function runClassification(
   population: LoadedDataset,

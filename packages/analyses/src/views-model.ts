@@ -1,11 +1,8 @@
 import { createTable, type MarginalTable, projectTable } from "@calm-ldp/marginal-algebra";
 import type { ModelStep, SamplingModel, ViewsModelOptions } from "./api.js";
 import { fail } from "./errors.js";
+import { runningIntersection } from "./running-intersection.js";
 import { checkTable } from "./sample-model.js";
-
-function isSubset(small: readonly number[], large: ReadonlySet<number>): boolean {
-  return small.every((a) => large.has(a));
-}
 
 /**
  * A sampling model of records from a set of released views (marginal tables over
@@ -112,19 +109,7 @@ export function viewsModel(views: readonly MarginalTable[], options: ViewsModelO
     drawn.add(a);
   }
 
-  // Running intersection: every step's given set inside one earlier step's table,
-  // and every view inside one step's table.
-  const stepSets = steps.map((s) => new Set(s.table.attributes));
-  let decomposable = steps.every(
-    (s, i) => s.given.length === 0 || stepSets.slice(0, i).some((set) => isSubset(s.given, set)),
-  );
-  let unusedTables = 0;
-  for (const t of tables) {
-    if (!stepSets.some((set) => isSubset(t.attributes, set))) {
-      unusedTables++;
-      decomposable = false;
-    }
-  }
+  const { decomposable, unusedTables } = runningIntersection(steps, tables);
   return {
     attributes: wanted,
     cardinalities: wanted.map((a) => cardinalityOf.get(a)!),

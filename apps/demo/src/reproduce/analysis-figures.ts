@@ -130,7 +130,7 @@ const calmFig6: CustomFigureDefinition = {
     "In most cases CALM's misclassification rate is close to NoNoise; at small eps the models trained on FC's and AM's marginals are no better than Majority (sometimes worse than 50%). More users help: with the data duplicated 4x (n = 2^18) CALM is almost optimal from eps = 1.4 (binary), with 16x (n = 2^20) from eps = 0.8; the non-binary partition is slightly worse than the binary one.",
   substitution:
     "US (IPUMS) is not available: only the Adult panels. The paper does not define its partitions: 'binary' and 'non-binary' are the datasets package's (every attribute capped at 2 or 3 categories; nominal ones keep their most frequent categories), and 'binary-grouped' is ours (education degree / no degree, occupation white-collar / other, the rest as 'binary'), added because 'binary' leaves the five features with no information on income. Users are drawn with replacement from the 80% training rows (n = 2^18 and 2^20 stand for the 4x and 16x duplicated data); the test set is the held-out 20% of the real rows. The SVM (libsvm C-SVC, RBF, C = 1, gamma = 1/features, one-hot features) is trained on 2,048 synthetic records drawn from the released 6-way marginal; the paper states neither its SVM settings nor the synthetic set's size.",
-  reps: 3,
+  reps: 5,
   takes: { n: true, eps: true },
   async run(context) {
     const ns = context.n ?? (context.quick ? [2 ** 16] : [2 ** 16, 2 ** 18, 2 ** 20]);
@@ -251,13 +251,19 @@ function statisticsSpec(rows: Record<string, unknown>[], title: string): VegaLit
     facet: { field: "panel", type: "nominal", title: null },
     columns: 2,
     spec: {
-      width: 420,
-      height: 240,
+      width: 480,
+      height: 260,
       layer: [
         {
           mark: { type: "point", filled: true, size: 70 },
           encoding: {
-            x: { field: "pair", type: "nominal", title: null, axis: { labelAngle: -30 } },
+            x: {
+              field: "pair",
+              type: "nominal",
+              title: null,
+              sort: PAIRS.map((p) => `${p.names[0]} x ${p.names[1]}`),
+              axis: { labelAngle: -30, labelLimit: 260 },
+            },
             y: {
               field: "value",
               type: "quantitative",
