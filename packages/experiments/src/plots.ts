@@ -152,7 +152,7 @@ export function facetedLinesSpec(
   options: FacetedLinesOptions,
 ): VegaLiteSpec {
   const logY = options.logY ?? true;
-  const values = rows
+  const values: Record<string, unknown>[] = rows
     .filter((row) => Number.isFinite(row[options.y] as number) && (!logY || (row[options.y] as number) > 0))
     .map((row) => {
       const mean = row[options.y] as number;
@@ -179,7 +179,13 @@ export function facetedLinesSpec(
     $schema: SCHEMA,
     title: options.title ?? "",
     data: { values },
-    facet: { field: options.facet, type: "nominal", title: null },
+    facet: {
+      field: options.facet,
+      type: "nominal",
+      title: null,
+      // Panels in the order they first appear in the rows (the figure's own order), not alphabetically.
+      sort: [...new Set(values.map((row) => String(row[options.facet])))],
+    },
     columns: options.columns ?? 3,
     resolve: { scale: { y: "independent" } },
     spec: {
@@ -191,6 +197,10 @@ export function facetedLinesSpec(
           type: "quantitative",
           title: options.xTitle,
           scale: options.logX ? { type: "log", base: 2 } : { zero: false },
+          // On a log axis, tick exactly at the x values that were run (N = 2^16, 2^17, ...).
+          ...(options.logX
+            ? { axis: { values: [...new Set(values.map((row) => row[options.x] as number))] } }
+            : {}),
         },
         color: { field: options.color, type: "nominal", title: null, scale: { scheme: "tableau20" } },
       },
