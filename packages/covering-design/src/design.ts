@@ -5,6 +5,7 @@ import { binomial } from "./binomial.js";
 import { knownDesigns } from "./constructions/catalog.js";
 import {
   addPoint,
+  extendBlocks,
   groupConstruction,
   groupConstructionDistinct,
   groupConstructionSize,
@@ -165,7 +166,7 @@ function moveCost(v: number, k: number, t: number, blocks: number): number {
  * cost L(v,k,t) * growCost <= 10^8 operations): the smallest of the greedy covering
  * (4 candidate blocks per step when L * growCost <= 5 10^6), every catalog
  * design on v..2v points with block size <= k and strength >= t restricted to v
- * points, the add-a-point recursion on searched designs (C(v, t) <= 2^14, two
+ * points, the two recursions of {@link cheapDesign} on searched designs (C(v, t) <= 2^14, two
  * levels) and {@link cheapDesign}; each completed greedily and pruned of redundant
  * blocks. Beyond the limits: {@link cheapDesign} alone.
  */
@@ -198,11 +199,11 @@ function constructionFor(v: number, k: number, t: number, seed: number, depth: n
     const base = constructionFor(v - 1, k, t, seed, depth - 1);
     const apex = constructionFor(v - 1, k - 1, t - 1, seed, depth - 1);
     if (base.size + apex.size < best.size + 1) {
-      consider(
-        addPoint(base.blocks(), apex.blocks(), v),
-        `point added to (${v - 1},${k},${t}) [${base.construction}] and (${v - 1},${k - 1},${t - 1}) [${apex.construction}]`,
-      );
+      consider(addPoint(base.blocks(), apex.blocks(), v), addPointName(v, k, t));
     }
+    const smaller = constructionFor(v - 1, k - 1, t, seed, depth - 1);
+    if (k - 1 >= t && smaller.size < best.size + 1)
+      consider(extendBlocks(smaller.blocks(), v), extendName(v, k, t));
   }
   constructionCache.set(key, best);
   return best;
@@ -274,7 +275,7 @@ function cheapDesign(v: number, k: number, t: number): Found {
     if (size < best.size) {
       best = {
         size,
-        construction: `point added to (${v - 1},${k},${t}) [${base.construction}] and (${v - 1},${k - 1},${t - 1}) [${apex.construction}]`,
+        construction: addPointName(v, k, t),
         optimal: false,
         blocks: () => {
           if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
@@ -283,8 +284,31 @@ function cheapDesign(v: number, k: number, t: number): Found {
       };
     }
   }
+  if (k - 1 >= t && v - 1 > k - 1) {
+    const smaller = cheapDesign(v - 1, k - 1, t);
+    const size = smaller.size;
+    if (size < best.size) {
+      best = {
+        size,
+        construction: extendName(v, k, t),
+        optimal: false,
+        blocks: () => {
+          if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
+          return normalise(extendBlocks(smaller.blocks(), v));
+        },
+      };
+    }
+  }
   cheapCache.set(key, best);
   return best;
+}
+
+function addPointName(v: number, k: number, t: number): string {
+  return `point added: C(${v - 1},${k},${t}) design + C(${v - 1},${k - 1},${t - 1}) design with point ${v - 1}`;
+}
+
+function extendName(v: number, k: number, t: number): string {
+  return `C(${v - 1},${k - 1},${t}) design with point ${v - 1} added to every block`;
 }
 
 /** A sorted block padded to k points with the smallest points outside it. */

@@ -1,4 +1,7 @@
+import { wittDesign } from "./golay.js";
 import { inversivePlane } from "./inversive.js";
+import { ORBIT_DESIGNS } from "./orbit-designs-data.js";
+import { developBlocks } from "./orbits.js";
 import { hermitianUnital } from "./planes.js";
 import { doubleQuadrupleSystem } from "./quadruple.js";
 import { steinerTripleSystem } from "./steiner-triple.js";
@@ -53,7 +56,13 @@ let catalog: KnownDesign[] | undefined;
  *   and S(2, q+1, (q^{m+1}-1)/(q-1)));
  * - the Hermitian unital S(2, 4, 28);
  * - the inversive planes S(3, q+1, q^2+1) for q = 3, 4, 5, 7;
- * - SQS(2v) from SQS(v) by doubling, for the SQS above (SQS(20), SQS(40)).
+ * - the Witt designs S(5, 8, 24), S(4, 7, 23), S(3, 6, 22) (extended Golay code);
+ * - Steiner systems with a cyclic or translation automorphism group whose base
+ *   blocks were found by exact cover (scripts/find-orbit-designs.ts): SQS(14),
+ *   SQS(22), SQS(26), S(2,4,25), S(2,4,37), S(2,5,41), S(2,4,49), S(2,4,52),
+ *   S(2,4,61), S(2,5,61);
+ * - SQS(2v) from SQS(v) by doubling, for the SQS above (SQS(20), SQS(28), SQS(40),
+ *   SQS(44), SQS(52), SQS(56)).
  * Designs are built lazily. O(1) to list; building costs at most ~100 ms (the
  * inversive plane of order 7).
  * @internal
@@ -87,6 +96,29 @@ export function knownDesigns(): readonly KnownDesign[] {
   list.push(entry(28, 4, 2, "Hermitian unital in PG(2,9)", () => hermitianUnital(3)!));
   for (const q of [3, 4, 5, 7]) {
     list.push(entry(q * q + 1, q + 1, 3, `inversive plane of order ${q}`, () => inversivePlane(q)!));
+  }
+  for (const v of [24, 23, 22] as const) {
+    const name =
+      v === 24
+        ? "Witt design S(5,8,24) (Golay code octads)"
+        : `Witt design S(${v - 19},${v - 16},${v}) (derived)`;
+    list.push(entry(v, v - 16, v - 19, name, () => wittDesign(v)));
+  }
+  for (const design of ORBIT_DESIGNS) {
+    const { v, k, t, group } = design;
+    const groupName =
+      group.kind === "translations"
+        ? `Z_${group.p}^${group.m}`
+        : group.kind === "affine"
+          ? `Z_${group.q}${group.a === 1 ? "" : `:${group.a}`}${(group.copies ?? 1) > 1 ? ` (${group.copies} point orbits)` : ""}`
+          : group.kind === "cyclic"
+            ? `Z_${group.n}`
+            : `PSL(2,${group.q})`;
+    list.push(
+      entry(v, k, t, `S(${t},${k},${v}) with automorphism group ${groupName}`, () =>
+        developBlocks(design.base, group, v),
+      ),
+    );
   }
   // Doubling of every SQS(v) in the list whose double is not there yet.
   for (let grown = true; grown; ) {

@@ -5,7 +5,10 @@ import { countUncovered } from "../verify.js";
 import { knownDesigns } from "./catalog.js";
 import { addPoint, groupConstruction, groupConstructionSize, restrictBlocks } from "./derived.js";
 import { galoisField, primePower } from "./galois-field.js";
+import { wittDesign } from "./golay.js";
 import { inversivePlane } from "./inversive.js";
+import { ORBIT_DESIGNS } from "./orbit-designs-data.js";
+import { blockOrbit, developBlocks, generators } from "./orbits.js";
 import { affinePlane, hermitianUnital, projectivePlane } from "./planes.js";
 import { booleanQuadrupleSystem, doubleQuadrupleSystem } from "./quadruple.js";
 import { steinerTripleSystem } from "./steiner-triple.js";
@@ -145,5 +148,36 @@ describe("elementary and derived constructions", () => {
       expect(blocks.every((b) => b.length === k)).toBe(true);
       expect(countUncovered(blocks, v, t)).toBe(0);
     }
+  });
+});
+
+describe("Witt and orbit designs", () => {
+  it("the Golay code gives S(5,8,24) and its derived designs S(4,7,23), S(3,6,22)", () => {
+    const octads = wittDesign(24);
+    expect(octads).toHaveLength(759);
+    expect(countUncovered(octads, 24, 5)).toBe(0); // 759 C(8,5) = C(24,5): every 5-set exactly once
+    expect(isSteinerSystem(wittDesign(23), 23, 7, 4)).toBe(true);
+    expect(isSteinerSystem(wittDesign(22), 22, 6, 3)).toBe(true);
+  });
+
+  it("every orbit design develops into a Steiner system", () => {
+    for (const design of ORBIT_DESIGNS) {
+      const blocks = developBlocks(design.base, design.group, design.v);
+      const label = `S(${design.t},${design.k},${design.v})`;
+      expect(blocks.length * choose(design.k, design.t), label).toBe(choose(design.v, design.t));
+      expect(countUncovered(blocks, design.v, design.t), label).toBe(0);
+    }
+  });
+
+  it("groups act as permutations", () => {
+    for (const group of [
+      { kind: "cyclic", n: 21 },
+      { kind: "translations", p: 5, m: 2 },
+      { kind: "affine", q: 7, a: 2, copies: 2 },
+      { kind: "psl2", q: 13 },
+    ] as const) {
+      for (const g of generators(group, 25)) expect(new Set(g).size).toBe(25);
+    }
+    expect(blockOrbit([0, 1, 3], generators({ kind: "cyclic", n: 7 }, 7))).toHaveLength(7);
   });
 });

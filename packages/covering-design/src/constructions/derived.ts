@@ -32,6 +32,16 @@ export function addPoint(
 }
 
 /**
+ * C(v, k, t) <= C(v-1, k-1, t): the blocks of a covering of the t-subsets of 0..v-2
+ * by (k-1)-sets, each with the point v-1 added. A t-subset containing v-1 is covered
+ * because its other t-1 points lie in some t-subset, hence in some block. O(total points).
+ * @internal
+ */
+export function extendBlocks(blocks: readonly (readonly number[])[], v: number): number[][] {
+  return blocks.map((block) => [...block, v - 1]);
+}
+
+/**
  * Size of the group construction: split the v points into g = ceil(v / s) groups of
  * at most s = floor(k / t) points; the unions of t groups (padded to k points) cover
  * every t-subset. C(g, t) blocks, computed without building them. O(t).
