@@ -11,7 +11,7 @@
  * the search stops after a node limit per (design, group).
  */
 import { binomial } from "../src/binomial.js";
-import { blockOrbit, generators, type GroupSpec } from "../src/constructions/orbits.js";
+import { blockOrbit, type GroupSpec, generators } from "../src/constructions/orbits.js";
 
 interface Target {
   v: number;
