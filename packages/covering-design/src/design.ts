@@ -45,6 +45,8 @@ const MOVE_WORK_LIMIT = 3000;
 const ANNEAL_MAX_BLOCKS = 10_000;
 /** Largest blocks x C(k, t) for which a design from the recursions is pruned of redundant blocks. */
 const PRUNE_WORK_LIMIT = 5e6;
+/** Largest design from the recursions that is pruned (beyond, CALM has no use for the design). */
+const PRUNE_MAX_BLOCKS = 20_000;
 /** In the recursions, restrict catalog designs on at most v + CHEAP_DELETIONS points. */
 const CHEAP_DELETIONS = 3;
 /** Restrict catalog designs on at most this multiple of v points. */
@@ -340,6 +342,7 @@ function resolve(where: string, v: number, k: number, t: number, options: Coveri
     !construction.optimal &&
     construction.size > bound &&
     tsets <= SEARCH_LIMIT &&
+    construction.size <= PRUNE_MAX_BLOCKS &&
     construction.size * binomial(k, t) <= PRUNE_WORK_LIMIT
   ) {
     const state = new CoverState(v, k, t, tsets);
