@@ -83,6 +83,9 @@ export interface HeatmapOptions {
   scale?: "log" | "linear";
   /** Print each cell's value (default true). */
   labels?: boolean;
+  /** Cell size in pixels (default 52 x 24). */
+  cellWidth?: number;
+  cellHeight?: number;
 }
 
 /**
@@ -105,17 +108,33 @@ export function heatmapSpec(cells: readonly HeatmapCell[], options: HeatmapOptio
     },
   ];
   if (options.labels ?? true) {
+    // Dark text on light cells, white on dark: with the reversed log scale, large values are dark.
+    const finite = cells
+      .map((cell) => cell.value)
+      .filter((v) => Number.isFinite(v) && (scaleType === "linear" || v > 0));
+    const low = finite.length > 0 ? Math.min(...finite) : 0;
+    const high = finite.length > 0 ? Math.max(...finite) : 1;
+    const middle = scaleType === "log" && low > 0 ? Math.sqrt(low * high) : (low + high) / 2;
+    const darkWhenLarge = scaleType === "log";
     layers.push({
       mark: { type: "text", fontSize: 9 },
-      encoding: { text: { field: "value", type: "quantitative", format: ".2e" }, color: { value: "white" } },
+      encoding: {
+        text: { field: "value", type: "quantitative", format: ".1e" },
+        color: {
+          condition: { test: `datum.value ${darkWhenLarge ? ">" : "<"} ${middle}`, value: "white" },
+          value: "black",
+        },
+      },
     });
   }
   return {
     $schema: SCHEMA,
     title: options.title ?? "",
     data: { values: cells.map((cell) => ({ ...cell })) },
+    width: { step: options.cellWidth ?? 52 },
+    height: { step: options.cellHeight ?? 24 },
     encoding: {
-      x: { field: "x", type: "ordinal", title: options.xTitle },
+      x: { field: "x", type: "ordinal", title: options.xTitle, axis: { labelAngle: 0 } },
       y: { field: "y", type: "ordinal", title: options.yTitle, sort: "descending" },
     },
     layer: layers,
