@@ -10,4 +10,5 @@ export { sampleWithoutReplacement } from "./sample.js";
 export { deriveSeed } from "./seed.js";
 export { seededRng } from "./seeded.js";
 export { shuffle } from "./shuffle.js";
+export { uniformIntFromWord, uniformRejection } from "./uniform-from-word.js";
 export { uniformInt, uniformIntSampler } from "./uniform-int.js";

@@ -8,6 +8,7 @@ import { sampleWithoutReplacement } from "./sample.js";
 import { seededRng } from "./seeded.js";
 import { shuffle } from "./shuffle.js";
 import { scriptedRng, zScore } from "./test-support.js";
+import { uniformIntFromWord, uniformRejection } from "./uniform-from-word.js";
 import { uniformInt, uniformIntSampler } from "./uniform-int.js";
 
 // Statistical tolerance: |z| < 4.5 everywhere below. A correct sampler fails one
@@ -276,5 +277,31 @@ describe("discreteSampler", () => {
     const expected = weights.map((w) => (w / 10) * draws);
     expect(Math.abs(chiSquareZ(counts, expected))).toBeLessThan(Z);
     expect(() => discreteSampler([0, 0])).toThrow(/positive sum/);
+  });
+});
+
+describe("uniformIntFromWord", () => {
+  it("rejects exactly the low parts below 2^32 mod range (multiply-high path)", () => {
+    // range 3: reject = 2^32 mod 3 = 1. u = 0 gives prod 0, low part 0 < 1: a fresh word is drawn.
+    expect(uniformRejection(3)).toBe(1);
+    expect(uniformIntFromWord(0, 3, 1, scriptedRng([0x80000000]))).toBe(1);
+    expect(uniformIntFromWord(0xffffffff, 3, 1, scriptedRng([]))).toBe(2);
+  });
+
+  it("is uniform over a non-power-of-two range on both paths (chi-square)", () => {
+    for (const range of [7, 3_000_001]) {
+      const rng = seededRng(range);
+      const reject = uniformRejection(range);
+      const bins = 7;
+      const counts = new Float64Array(bins);
+      const draws = 70_000;
+      for (let i = 0; i < draws; i++)
+        counts[Math.floor((uniformIntFromWord(rng.nextUint32(), range, reject, rng) * bins) / range)]!++;
+      const expected = Array.from(
+        { length: bins },
+        (_, b) => (Math.ceil(((b + 1) * range) / bins) - Math.ceil((b * range) / bins)) * (draws / range),
+      );
+      expect(Math.abs(chiSquareZ(counts, expected))).toBeLessThan(Z);
+    }
   });
 });
