@@ -4,7 +4,7 @@
  * pass a {@link seededRng}.
  *
  * Implementations provide the three methods below; the samplers in this package
- * (uniformInt, bernoulli, binomial, ...) build on them and never on `Math.random`.
+ * (uniformInt, bernoulli, binomial, ...) build on them, never on the global non-cryptographic generator.
  */
 export interface Rng {
   /** Next uniform integer in [0, 2^32). */
