@@ -270,8 +270,10 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
     expect(await focused()).toBe("cancel"); // Run is disabled while running: focus moves to Cancel
     const started = Date.now();
     await page.keyboard.press("Enter"); // Cancel, from the keyboard
-    await page.waitForSelector("body[data-state=cancelled]", { timeout: 5_000 });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The run would take minutes: reaching "cancelled" at all shows Cancel stops the worker
+    // (generous bound for a loaded CI machine).
+    await page.waitForSelector("body[data-state=cancelled]", { timeout: 20_000 });
+    expect(Date.now() - started).toBeLessThan(20_000);
     const total = 8 * 50 * HARNESS_METHOD_IDS.length;
     expect(await page.locator("#status").textContent()).toMatch(
       new RegExp(`^Cancelled after \\d+ of ${total} method runs`),

@@ -163,9 +163,8 @@ describe("coveringDesign: search results", () => {
 
 describe("coveringDesign: large and invalid requests", () => {
   it("beyond the search limit gives sizes without building blocks, and refuses to build huge designs", () => {
-    const start = performance.now();
+    // No search happens here (speed is measured in bench/, never asserted): the size comes from recursions.
     const size = coverDesignSize(64, 20, 8);
-    expect(performance.now() - start).toBeLessThan(2000);
     expect(size).toBeGreaterThanOrEqual(schonheimBound(64, 20, 8));
     expect(() => coveringDesign(64, 20, 8)).toThrow(DesignTooLargeError);
   });
