@@ -20,6 +20,7 @@ import {
   limitsOf,
   planCardinalities,
 } from "./params.js";
+import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of an attribute plan. */
@@ -33,11 +34,8 @@ interface AttributeRuntime {
   readonly encoding: EncodingRuntime | null;
 }
 
-const runtimes = new WeakMap<AttributePlan, AttributeRuntime>();
-
-function attributeRuntime(plan: AttributePlan): AttributeRuntime {
-  let runtime = runtimes.get(plan);
-  if (runtime === undefined) {
+const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perPlan(
+  (plan: AttributePlan): AttributeRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.method === "inpem" ? encodingRuntime(plan.schema) : null;
     const reported = encoding === null ? cardinalities : new Array<number>(encoding.totalBits).fill(2);
@@ -50,11 +48,9 @@ function attributeRuntime(plan: AttributePlan): AttributeRuntime {
       }
       return oracle;
     });
-    runtime = { cardinalities, reported, oracles, encoding };
-    runtimes.set(plan, runtime);
-  }
-  return runtime;
-}
+    return { cardinalities, reported, oracles, encoding };
+  },
+);
 
 /**
  * Plan an attribute-wise method (budget splitting, ALGORITHMS.md §4-§5): every

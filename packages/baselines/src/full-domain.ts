@@ -32,6 +32,7 @@ import {
   limitsOf,
   planCardinalities,
 } from "./params.js";
+import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 
 /** @internal What a full-domain plan needs at run time, built once per plan object. */
@@ -44,24 +45,19 @@ export interface FullDomainRuntime {
   readonly cardinalities: readonly number[];
 }
 
-const runtimes = new WeakMap<FullDomainPlan, FullDomainRuntime>();
-
 /** @internal */
-export function fullDomainRuntime(plan: FullDomainPlan): FullDomainRuntime {
-  let runtime = runtimes.get(plan);
-  if (runtime === undefined) {
+export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perPlan(
+  (plan: FullDomainPlan): FullDomainRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
-    runtime = {
+    return {
       oracle: createOracle(plan.oracle, { eps: plan.eps, domain: plan.domain }),
       radices: encoding === null ? cardinalities : encoding.bits.map((b) => 2 ** b),
       encoding,
       cardinalities,
     };
-    runtimes.set(plan, runtime);
-  }
-  return runtime;
-}
+  },
+);
 
 /**
  * Plan a full-domain method (ALGORITHMS.md §4-§5): FC reports the full record

@@ -33,6 +33,7 @@ import {
   limitsOf,
   planCardinalities,
 } from "./params.js";
+import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
@@ -48,33 +49,26 @@ export interface GroupRuntime {
   readonly encoding: EncodingRuntime | null;
 }
 
-const runtimes = new WeakMap<GroupPlan, GroupRuntime>();
-
 /** @internal */
-export function groupRuntime(plan: GroupPlan): GroupRuntime {
-  let runtime = runtimes.get(plan);
-  if (runtime === undefined) {
-    const cardinalities = planCardinalities(plan);
-    const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
-    const digit = encoding === null ? cardinalities : encoding.bits.map((b) => 2 ** b);
-    const index = groupIndex(cardinalities.length, plan.k);
-    const radices = index.groups.map((group) => group.map((a) => digit[a]!));
-    const domains = radices.map((r) => r.reduce((product, c) => product * c, 1));
-    const byDomain = new Map<number, FrequencyOracle>();
-    const oracles = domains.map((domain) => {
-      let oracle = byDomain.get(domain);
-      if (oracle === undefined) {
-        const name = plan.oracle === "adaptive" ? adaptiveMechanism(plan.eps, domain) : plan.oracle;
-        oracle = createOracle(name, { eps: plan.eps, domain });
-        byDomain.set(domain, oracle);
-      }
-      return oracle;
-    });
-    runtime = { index, cardinalities, radices, domains, oracles, encoding };
-    runtimes.set(plan, runtime);
-  }
-  return runtime;
-}
+export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: GroupPlan): GroupRuntime => {
+  const cardinalities = planCardinalities(plan);
+  const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
+  const digit = encoding === null ? cardinalities : encoding.bits.map((b) => 2 ** b);
+  const index = groupIndex(cardinalities.length, plan.k);
+  const radices = index.groups.map((group) => group.map((a) => digit[a]!));
+  const domains = radices.map((r) => r.reduce((product, c) => product * c, 1));
+  const byDomain = new Map<number, FrequencyOracle>();
+  const oracles = domains.map((domain) => {
+    let oracle = byDomain.get(domain);
+    if (oracle === undefined) {
+      const name = plan.oracle === "adaptive" ? adaptiveMechanism(plan.eps, domain) : plan.oracle;
+      oracle = createOracle(name, { eps: plan.eps, domain });
+      byDomain.set(domain, oracle);
+    }
+    return oracle;
+  });
+  return { index, cardinalities, radices, domains, oracles, encoding };
+});
 
 /**
  * Plan a grouped method (ALGORITHMS.md §4-§5): users split uniformly into the

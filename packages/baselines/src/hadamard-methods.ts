@@ -33,6 +33,7 @@ import {
 } from "./hadamard-entries.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { binomial, checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
@@ -53,12 +54,10 @@ export interface HadamardRuntime {
   readonly words: WordBuffer;
 }
 
-const runtimes = new WeakMap<HadamardPlan, HadamardRuntime>();
-
 /** @internal */
-export function hadamardRuntime(plan: HadamardPlan): HadamardRuntime {
-  let runtime = runtimes.get(plan);
-  if (runtime === undefined) {
+export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perPlan(
+  (plan: HadamardPlan): HadamardRuntime => {
+    let runtime: HadamardRuntime;
     const encoding = encodingRuntime(plan.schema);
     const common = {
       encoding,
@@ -74,10 +73,9 @@ export function hadamardRuntime(plan: HadamardPlan): HadamardRuntime {
       const entries = inputEntries(encoding, plan.k);
       runtime = { ...common, entries, lookup: entries.lookup };
     }
-    runtimes.set(plan, runtime);
-  }
-  return runtime;
-}
+    return runtime;
+  },
+);
 
 /**
  * Number of MargHT entries: `sum over k-subsets S of (2^{bits of S} - 1)`, i.e.

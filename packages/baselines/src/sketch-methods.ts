@@ -41,6 +41,7 @@ import {
 import { fail, MalformedReportError, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
@@ -60,27 +61,20 @@ interface SketchRuntime {
   readonly words: WordBuffer;
 }
 
-const runtimes = new WeakMap<SketchPlan, SketchRuntime>();
-
-function sketchRuntime(plan: SketchPlan): SketchRuntime {
-  let runtime = runtimes.get(plan);
-  if (runtime === undefined) {
-    const e = Math.exp(plan.eps);
-    const p = e / (1 + e);
-    const entries = plan.rows * (plan.width - 1);
-    runtime = {
-      encoding: encodingRuntime(plan.schema),
-      sue: createSue({ eps: plan.eps, domain: plan.width }),
-      p,
-      keep: createBernoulli(p),
-      entries,
-      reject: rejectionOf(entries),
-      words: new WordBuffer(),
-    };
-    runtimes.set(plan, runtime);
-  }
-  return runtime;
-}
+const sketchRuntime: (plan: SketchPlan) => SketchRuntime = perPlan((plan: SketchPlan): SketchRuntime => {
+  const e = Math.exp(plan.eps);
+  const p = e / (1 + e);
+  const entries = plan.rows * (plan.width - 1);
+  return {
+    encoding: encodingRuntime(plan.schema),
+    sue: createSue({ eps: plan.eps, domain: plan.width }),
+    p,
+    keep: createBernoulli(p),
+    entries,
+    reject: rejectionOf(entries),
+    words: new WordBuffer(),
+  };
+});
 
 /**
  * Plan a count-mean sketch over the full binary domain (Cormode et al. appendix
