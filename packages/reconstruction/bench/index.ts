@@ -14,8 +14,7 @@ import {
 } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
-import { maxEntropy } from "../src/index.js";
-import { randomPairViews } from "./views.js";
+import { maxEntropy, randomPairViews } from "../src/index.js";
 
 const rng = seededRng(7);
 const POOL = 16;

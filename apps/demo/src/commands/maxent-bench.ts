@@ -1,6 +1,5 @@
-import { createTable, type MarginalTable, projectTable } from "@calm-ldp/marginal-algebra";
 import { type Rng, seededRng } from "@calm-ldp/random";
-import { maxEntropy } from "@calm-ldp/reconstruction";
+import { maxEntropy, randomPairViews } from "@calm-ldp/reconstruction";
 import type { Command } from "../cli-kit.js";
 
 interface MaxentBenchOptions {
@@ -8,39 +7,6 @@ interface MaxentBenchOptions {
   warmup: number;
   seed: number;
   tolerance: number;
-}
-
-/**
- * Random consistent pairwise views of k attributes with c categories: the
- * projections onto every pair of a random joint distribution (pairwise log-linear
- * couplings uniform in (-1, 1) times an Exp(1) factor per cell, so it also has
- * higher-order structure that maximum entropy cannot see).
- */
-export function randomPairViews(rng: Rng, k: number, c: number): MarginalTable[] {
-  const attributes = Array.from({ length: k }, (_, i) => i);
-  const joint = createTable(attributes, new Array(k).fill(c));
-  const couplings: Float64Array[] = [];
-  for (let p = 0; p < (k * (k - 1)) / 2; p++)
-    couplings.push(Float64Array.from({ length: c * c }, () => 2 * rng.nextFloat() - 1));
-  const values = new Array<number>(k).fill(0);
-  let sum = 0;
-  for (let u = 0; u < joint.cells.length; u++) {
-    let rest = u;
-    for (let i = k - 1; i >= 0; i--) {
-      values[i] = rest % c;
-      rest = (rest - values[i]!) / c;
-    }
-    let energy = 0;
-    let p = 0;
-    for (let i = 0; i < k; i++)
-      for (let j = i + 1; j < k; j++) energy += couplings[p++]![values[i]! * c + values[j]!]!;
-    joint.cells[u] = Math.exp(energy) * -Math.log(1 - rng.nextFloat());
-    sum += joint.cells[u]!;
-  }
-  for (let u = 0; u < joint.cells.length; u++) joint.cells[u] /= sum;
-  const views: MarginalTable[] = [];
-  for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) views.push(projectTable(joint, [i, j]));
-  return views;
 }
 
 interface Scenario {
@@ -65,7 +31,7 @@ function scenario(rng: Rng, k: number, c: number, options: MaxentBenchOptions): 
   let maxResidual = 0;
   let allConverged = true;
   for (let r = 0; r < options.warmup + options.repeats; r++) {
-    const views = randomPairViews(rng, k, c);
+    const { views } = randomPairViews(rng, k, c);
     const start = process.hrtime.bigint();
     const result = maxEntropy(views, query, { tolerance: options.tolerance });
     const ms = Number(process.hrtime.bigint() - start) / 1e6;

@@ -6,7 +6,8 @@ import type { Rng } from "@calm-ldp/random";
  * log-linear couplings uniform in (-1, 1) times an Exp(1) factor per cell (so
  * there are higher-order interactions too), and its projections onto every pair
  * of attributes: mutually consistent views whose maximum-entropy completion is
- * not the joint itself.
+ * not the joint itself. A fixture for benchmarks and tests of reconstruction (the
+ * CLI's maxent-bench uses it). O(c^k k^2).
  */
 export function randomPairViews(
   rng: Rng,
