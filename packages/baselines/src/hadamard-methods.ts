@@ -34,7 +34,8 @@ import {
 import { marginalizeMixed } from "./marginalize.js";
 import { binomial, checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { checkAggregator } from "./plan-fingerprint.js";
+import { SignedTallyAggregator } from "./signed-tally.js";
 import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 /** Users per kernel call of the batched paths. */
@@ -190,22 +191,9 @@ export function hadamardReport(plan: HadamardPlan, record: ArrayLike<number>, rn
 }
 
 /** Server side of a Hadamard method: per entry, the reports and the reports of sign -1 (O(entries) memory, O(1) per report). */
-export class HadamardAggregator implements ReportAggregator<HadamardReport> {
-  readonly plan: HadamardPlan;
-  /** Reports per entry. */
-  readonly counts: Uint32Array;
-  /** Reports of sign -1 per entry. */
-  readonly minus: Uint32Array;
-  #reports = 0;
-
+export class HadamardAggregator extends SignedTallyAggregator<HadamardPlan, HadamardReport> {
   constructor(plan: HadamardPlan) {
-    this.plan = plan;
-    this.counts = new Uint32Array(plan.entries);
-    this.minus = new Uint32Array(plan.entries);
-  }
-
-  get reports(): number {
-    return this.#reports;
+    super(plan, plan.entries);
   }
 
   /** Validate and count one report. O(1). */
@@ -224,37 +212,7 @@ export class HadamardAggregator implements ReportAggregator<HadamardReport> {
         "value",
       );
     }
-    this.counts[e]!++;
-    if (sign === -1) this.minus[e]!++;
-    this.#reports++;
-  }
-
-  /** @internal Count `count` packed reports `entry * 2 + bit` (produced by the kernel, so valid). O(count). */
-  addPacked(packed: Uint32Array, count: number): void {
-    const counts = this.counts;
-    const minus = this.minus;
-    for (let i = 0; i < count; i++) {
-      const word = packed[i]!;
-      const e = word >>> 1;
-      counts[e]!++;
-      minus[e]! += word & 1;
-    }
-    this.#reports += count;
-  }
-
-  /** @internal Add simulated tallies. */
-  addTallies(counts: ArrayLike<number>, minus: ArrayLike<number>, reports: number): void {
-    for (let e = 0; e < this.counts.length; e++) {
-      this.counts[e]! += counts[e]!;
-      this.minus[e]! += minus[e]!;
-    }
-    this.#reports += reports;
-  }
-
-  /** Fold another aggregator of the same plan into this one. O(entries). */
-  merge(other: ReportAggregator<HadamardReport>): void {
-    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, HadamardAggregator);
-    this.addTallies(theirs.counts, theirs.minus, theirs.reports);
+    this.countSigned(e, sign);
   }
 }
 

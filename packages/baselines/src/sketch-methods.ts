@@ -43,6 +43,7 @@ import { marginalizeMixed } from "./marginalize.js";
 import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { SignedTallyAggregator } from "./signed-tally.js";
 import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 const CHUNK = 1 << 16;
@@ -219,20 +220,9 @@ export class CmsAggregator implements ReportAggregator<SketchReport> {
 }
 
 /** Server side of InpHTCMS: per (row, coefficient) entry, the reports and the reports of sign -1 (O(1) per report). */
-export class HcmsAggregator implements ReportAggregator<HadamardSketchReport> {
-  readonly plan: SketchPlan;
-  readonly counts: Uint32Array;
-  readonly minus: Uint32Array;
-  #reports = 0;
-
+export class HcmsAggregator extends SignedTallyAggregator<SketchPlan, HadamardSketchReport> {
   constructor(plan: SketchPlan) {
-    this.plan = plan;
-    this.counts = new Uint32Array(plan.rows * (plan.width - 1));
-    this.minus = new Uint32Array(plan.rows * (plan.width - 1));
-  }
-
-  get reports(): number {
-    return this.#reports;
+    super(plan, plan.rows * (plan.width - 1));
   }
 
   add(report: HadamardSketchReport): void {
@@ -256,34 +246,7 @@ export class HcmsAggregator implements ReportAggregator<HadamardSketchReport> {
         "value",
       );
     }
-    const e = row * (width - 1) + l - 1;
-    this.counts[e]!++;
-    if (sign === -1) this.minus[e]!++;
-    this.#reports++;
-  }
-
-  /** @internal */
-  addPacked(packed: Uint32Array, count: number): void {
-    for (let i = 0; i < count; i++) {
-      const e = packed[i]! >>> 1;
-      this.counts[e]!++;
-      this.minus[e]! += packed[i]! & 1;
-    }
-    this.#reports += count;
-  }
-
-  /** @internal */
-  addTallies(counts: ArrayLike<number>, minus: ArrayLike<number>, reports: number): void {
-    for (let e = 0; e < this.counts.length; e++) {
-      this.counts[e]! += counts[e]!;
-      this.minus[e]! += minus[e]!;
-    }
-    this.#reports += reports;
-  }
-
-  merge(other: ReportAggregator<HadamardSketchReport>): void {
-    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, HcmsAggregator);
-    this.addTallies(theirs.counts, theirs.minus, theirs.reports);
+    this.countSigned(row * (width - 1) + l - 1, sign);
   }
 }
 
