@@ -8,7 +8,7 @@ import type {
   SupportCounts,
 } from "./api.js";
 import { StorageError } from "./errors.js";
-import { roundFromRow, supportFromRows } from "./storage-rows.js";
+import { countsFromRows, roundFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
 const MIGRATION_LOCK = 0x63616c6d;
@@ -157,19 +157,7 @@ class PostgresStorage implements CollectorStorage {
       "SELECT name, value::float8 FROM calm_counters WHERE round_no = $1",
       [round.no],
     );
-    const perView = new Array<number>(round.plan.views.length).fill(0);
-    for (const [view, count] of perViewRows) {
-      if (!((view as number) < perView.length))
-        throw new StorageError(`stored report of unknown view ${view}`);
-      perView[view as number] = count as number;
-    }
-    const rejected: Record<string, number> = {};
-    let duplicates = 0;
-    for (const [name, value] of counterRows) {
-      if (name === "duplicates") duplicates = value as number;
-      else rejected[(name as string).slice("rejected:".length)] = value as number;
-    }
-    return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView };
+    return countsFromRows(round, perViewRows, counterRows);
   }
 
   async supportCounts(round: StoredRound): Promise<SupportCounts> {

@@ -1,6 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { readPlan } from "@calm-ldp/client";
-import type { RoundRequest, StoredRound, SupportCounts } from "./api.js";
+import type { RoundCounts, RoundRequest, StoredRound, SupportCounts } from "./api.js";
 import { StorageError } from "./errors.js";
 
 /**
@@ -48,4 +48,29 @@ export function supportFromRows(
     table[x] = Number(count);
   }
   return { reportsPerView, support };
+}
+
+/**
+ * A round's status from its two aggregates (both backends run the same SQL):
+ * `[view, count]` rows of `GROUP BY view` over the reports, and `[name, value]`
+ * rows of its counters (`duplicates`, `rejected:<reason>`). O(views + counters).
+ * @internal
+ */
+export function countsFromRows(
+  round: StoredRound,
+  perViewRows: readonly (readonly unknown[])[],
+  counterRows: readonly (readonly unknown[])[],
+): RoundCounts {
+  const perView = new Array<number>(round.plan.views.length).fill(0);
+  for (const [view, count] of perViewRows) {
+    if (!((view as number) < perView.length)) throw new StorageError(`stored report of unknown view ${view}`);
+    perView[view as number] = count as number;
+  }
+  const rejected: Record<string, number> = {};
+  let duplicates = 0;
+  for (const [name, value] of counterRows) {
+    if (name === "duplicates") duplicates = value as number;
+    else rejected[(name as string).slice("rejected:".length)] = value as number;
+  }
+  return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView };
 }
