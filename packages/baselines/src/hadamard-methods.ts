@@ -1,4 +1,4 @@
-import { marginalFromCoefficients } from "@calm-ldp/hadamard";
+import { marginalFromCoefficients, parity32 } from "@calm-ldp/hadamard";
 import {
   createTable,
   type MarginalTable,
@@ -36,7 +36,7 @@ import { binomial, checkParameters, checkQuery, checkRecord, checkStore, limitsO
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
-import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
+import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 /** Users per kernel call of the batched paths. */
 const CHUNK = 1 << 16;

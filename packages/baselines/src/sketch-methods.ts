@@ -4,7 +4,7 @@ import {
   localHash,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import { fwht } from "@calm-ldp/hadamard";
+import { fwht, parity32 } from "@calm-ldp/hadamard";
 import {
   createTable,
   type MarginalTable,
@@ -44,7 +44,7 @@ import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
-import { parity32, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
+import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 const CHUNK = 1 << 16;
 

@@ -3,16 +3,6 @@ import type { Rng } from "@calm-ldp/random";
 /** @internal The exact uniform-from-word sampler of @calm-ldp/random, under the names this package uses. */
 export { uniformIntFromWord as uniformFromWord, uniformRejection as rejectionOf } from "@calm-ldp/random";
 
-/** @internal Parity (0 or 1) of the set bits of a 32-bit word. O(1). */
-export function parity32(x: number): number {
-  x ^= x >>> 16;
-  x ^= x >>> 8;
-  x ^= x >>> 4;
-  x ^= x >>> 2;
-  x ^= x >>> 1;
-  return x & 1;
-}
-
 /** @internal A reusable buffer of random words. */
 export class WordBuffer {
   #words = new Uint32Array(0);

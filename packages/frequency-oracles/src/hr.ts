@@ -1,11 +1,11 @@
+import { fwht, parity32 } from "@calm-ldp/hadamard";
 import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { fail, malformed } from "./errors.js";
-import { walshHadamard } from "./fwht.js";
 import { checkDomain, checkEps } from "./params.js";
 import { simulateSupportPerCell } from "./simulate.js";
-import { parity32, WordBuffer } from "./words.js";
+import { WordBuffer } from "./words.js";
 
 /** Largest D for Hadamard Response (its server tally has K <= 2^23 cells). */
 export const MAX_HR_DOMAIN = 2 ** 22;
@@ -96,7 +96,7 @@ export function createHr(options: OracleOptions): FrequencyOracle<number> {
     },
 
     tallyToSupport(tally: Float64Array, out: Float64Array): void {
-      const transformed = walshHadamard(Float64Array.from(tally));
+      const transformed = fwht(Float64Array.from(tally));
       const total = transformed[0]!;
       for (let x = 0; x < domain; x++) out[x] = (total + transformed[x + 1]!) / 2;
     },
@@ -135,7 +135,7 @@ export function createHr(options: OracleOptions): FrequencyOracle<number> {
         tally[y]! += share;
         uniform -= share;
       }
-      const transformed = walshHadamard(tally);
+      const transformed = fwht(tally);
       for (let x = 0; x < domain; x++) out[x] = (total + transformed[x + 1]!) / 2;
     },
     simulation: joint ? "joint" : "per-cell",

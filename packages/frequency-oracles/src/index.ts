@@ -31,7 +31,6 @@ export { InvalidParameterError, MalformedReportError, type MalformedReportProble
 export { supportEstimate, supportVariance } from "./estimate.js";
 export { EXACT_PRIVACY_TOLERANCE, exactWorstLogRatio } from "./exact-privacy.js";
 export { fnv1a32, parameterText } from "./fingerprint.js";
-export { walshHadamard } from "./fwht.js";
 export { createGrr } from "./grr.js";
 export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";
 export { createHr, MAX_HR_DOMAIN } from "./hr.js";

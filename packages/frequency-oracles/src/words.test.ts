@@ -1,6 +1,7 @@
+import { parity32 } from "@calm-ldp/hadamard";
 import { type Rng, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { boundedFromWord, parity32, popcount32, rejectionCount, WordBuffer } from "./words.js";
+import { boundedFromWord, popcount32, rejectionCount, WordBuffer } from "./words.js";
 
 const refusingRng: Rng = {
   nextUint32: () => {

@@ -20,16 +20,6 @@ export function fillWords(rng: Rng, out: Uint32Array): Uint32Array {
  */
 export { uniformIntFromWord as boundedFromWord, uniformRejection as rejectionCount } from "@calm-ldp/random";
 
-/** @internal Parity of the number of set bits of a 32-bit word (0 or 1). O(1). */
-export function parity32(x: number): number {
-  x ^= x >>> 16;
-  x ^= x >>> 8;
-  x ^= x >>> 4;
-  x ^= x >>> 2;
-  x ^= x >>> 1;
-  return x & 1;
-}
-
 /** @internal Number of set bits of a 32-bit word. O(1). */
 export function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;

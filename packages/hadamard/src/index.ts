@@ -6,5 +6,6 @@ export { gatherCoefficients, marginalFromRankedCoefficients } from "./gather.js"
 export { coefficientsFromMarginal, marginalFromCoefficients } from "./marginal-coefficients.js";
 export { marginalizeBinary } from "./marginalize.js";
 export { attributesToMask, maskToAttributes } from "./masks.js";
+export { parity32 } from "./parity.js";
 export { hadamardSign } from "./sign.js";
 export { coefficientsFromTable } from "./table-coefficients.js";
