@@ -1,7 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { toCsv, type VegaLiteSpec } from "@calm-ldp/experiments";
 import { renderSvg } from "../harness/render.js";
+import { figureFiles, figureHeader } from "./figure-files.js";
 
 /**
  * What a custom figure's run depends on: the options of `reproduce` that apply to
@@ -101,25 +100,12 @@ export async function runCustomFigure(
     ...(options.eps && figure.takes.eps ? { eps: options.eps } : {}),
     log: options.log,
   });
-  await mkdir(options.out, { recursive: true });
-  const files: string[] = [];
-  const write = async (name: string, text: string) => {
-    const file = join(options.out, name);
-    await writeFile(file, text);
-    files.push(file);
-  };
+  const { files, write } = await figureFiles(options.out);
   await write(`${figure.id}.csv`, toCsv(output.rows));
   for (const [i, spec] of output.specs.entries())
     await write(`${figure.id}${i === 0 ? "" : `-${i + 1}`}.svg`, await renderSvg(spec));
   return {
-    figure: figure.id,
-    paper: figure.paper,
-    title: figure.title,
-    claim: figure.claim,
-    ...(figure.substitution ? { substitution: figure.substitution } : {}),
-    reps,
-    seed: options.seed,
-    quick: options.quick,
+    ...figureHeader(figure, { reps, seed: options.seed, quick: options.quick }),
     settings: output.settings,
     results: output.rows,
     files,

@@ -1,10 +1,9 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { LoadedDataset } from "@calm-ldp/datasets";
 import { facetedLinesSpec, HARNESS_METHOD_IDS, heatmapSpec, toCsv } from "@calm-ldp/experiments";
 import { loadPopulation } from "../harness/load.js";
 import { runExperimentParallel } from "../harness/parallel.js";
 import { renderSvg } from "../harness/render.js";
+import { figureFiles, figureHeader } from "./figure-files.js";
 import type { FigureDefinition, FigureRun } from "./figures.js";
 
 /** One point of a reproduced figure. */
@@ -102,17 +101,9 @@ export async function runFigure(figure: FigureDefinition, options: RunFigureOpti
       `${figure.id}: ${done}/${runs.length} ${run.panel}${run.series ? ` ${run.series}` : ""}${run.x !== undefined ? ` x=${run.x}` : ""} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
     );
   }
-  await mkdir(options.out, { recursive: true });
   const files = await writeFigure(figure, rows, options.out);
   return {
-    figure: figure.id,
-    paper: figure.paper,
-    title: figure.title,
-    claim: figure.claim,
-    ...(figure.substitution ? { substitution: figure.substitution } : {}),
-    reps,
-    seed: options.seed,
-    quick: options.quick,
+    ...figureHeader(figure, { reps, seed: options.seed, quick: options.quick }),
     missingMethods,
     rows,
     files,
@@ -147,12 +138,7 @@ function toRow(
 }
 
 async function writeFigure(figure: FigureDefinition, rows: FigureRow[], out: string): Promise<string[]> {
-  const files: string[] = [];
-  const write = async (name: string, text: string) => {
-    const file = join(out, name);
-    await writeFile(file, text);
-    files.push(file);
-  };
+  const { files, write } = await figureFiles(out);
   await write(`${figure.id}.csv`, toCsv(rows as unknown as Record<string, unknown>[]));
   const metric = figure.metric === "sse" ? "sseMean" : "tvdMean";
   const metricStd = figure.metric === "sse" ? "sseStd" : "tvdStd";
