@@ -1,21 +1,12 @@
+import { InvalidParameterError } from "@calm-ldp/errors";
+
+export { fail, InvalidParameterError } from "@calm-ldp/errors";
+
 /**
- * Thrown when an analysis gets an input or option outside its domain: messages name
- * the function and the violated condition with the offending value, e.g.
+ * Thrown when an analysis gets an input or option outside its domain, e.g.
  * `chiSquareQuantile: p must be in (0, 1) (got 1.5)`.
+ * @deprecated The same class as {@link InvalidParameterError} (`@calm-ldp/errors`); use that name.
  */
-export class InvalidAnalysisError extends RangeError {
-  override readonly name = "InvalidAnalysisError";
-}
-
-/** @internal Throw an {@link InvalidAnalysisError} naming `where`, the condition and the offending value. */
-export function fail(where: string, condition: string, got: unknown): never {
-  throw new InvalidAnalysisError(`${where}: ${condition} (got ${show(got)})`);
-}
-
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(show).join(", ")}]`;
-  if (ArrayBuffer.isView(value))
-    return `${value.constructor.name}(${(value as unknown as ArrayLike<number>).length})`;
-  return String(value);
-}
+export const InvalidAnalysisError = InvalidParameterError;
+/** @deprecated Use {@link InvalidParameterError}. */
+export type InvalidAnalysisError = InvalidParameterError;

@@ -1,10 +1,14 @@
-import { CannotRunError } from "@calm-ldp/calm-core";
-import { MalformedReportError } from "@calm-ldp/frequency-oracles";
-import { InvalidParameterError } from "@calm-ldp/random";
+import { CalmLdpError, CannotRunError, MalformedReportError } from "@calm-ldp/errors";
 
-export { CannotRunError, InvalidRecordError } from "@calm-ldp/calm-core";
-export { MalformedReportError } from "@calm-ldp/frequency-oracles";
-export { InvalidParameterError } from "@calm-ldp/random";
+export { InvalidRecordError } from "@calm-ldp/calm-core";
+export {
+  CalmLdpError,
+  CannotRunError,
+  fail,
+  formatValue,
+  InvalidParameterError,
+  MalformedReportError,
+} from "@calm-ldp/errors";
 
 /**
  * A method refuses a setting before it starts because a table, an index or the
@@ -14,6 +18,7 @@ export { InvalidParameterError } from "@calm-ldp/random";
  * count ("cells", "coefficients", "operations", "users").
  */
 export class MethodTooLargeError extends CannotRunError {
+  override readonly name: string = "MethodTooLargeError";
   constructor(
     message: string,
     readonly needed: number,
@@ -21,7 +26,6 @@ export class MethodTooLargeError extends CannotRunError {
     readonly unit: string,
   ) {
     super(message);
-    Object.defineProperty(this, "name", { value: "MethodTooLargeError", enumerable: false });
   }
 }
 
@@ -30,13 +34,8 @@ export class MethodTooLargeError extends CannotRunError {
  * with t > k for AM and the Marg methods (they only hold k-way marginals), or a
  * query with more attributes than InpHT's coefficients cover.
  */
-export class UnsupportedQueryError extends RangeError {
-  override readonly name = "UnsupportedQueryError";
-}
-
-/** @internal Throw an InvalidParameterError naming the function, the condition and the value. */
-export function fail(where: string, condition: string, got: unknown): never {
-  throw new InvalidParameterError(`${where}: ${condition} (got ${formatValue(got)})`);
+export class UnsupportedQueryError extends CalmLdpError {
+  override readonly name: string = "UnsupportedQueryError";
 }
 
 /** @internal Throw a MalformedReportError ("value" problem) naming the function. */
@@ -59,13 +58,4 @@ function formatCount(x: number): string {
   const log2 = Math.log2(x);
   const pow = Number.isInteger(log2) && x >= 1024 ? ` (2^${log2})` : "";
   return `${x.toLocaleString("en-US")}${pow}`;
-}
-
-/** @internal */
-export function formatValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(formatValue).join(", ")}]`;
-  if (ArrayBuffer.isView(value))
-    return `${value.constructor.name}(${(value as unknown as ArrayLike<number>).length})`;
-  return String(value);
 }

@@ -15,6 +15,7 @@ export {
 } from "./binary-calm.js";
 export { applyChannel, type ChannelAxis, invertChannel, type RunEmOptions, runEm } from "./em.js";
 export {
+  CalmLdpError,
   CannotRunError,
   InvalidParameterError,
   InvalidRecordError,

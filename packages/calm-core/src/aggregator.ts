@@ -63,6 +63,7 @@ export class CalmAggregator implements ReportAggregator<CalmReport> {
     if (typeof report !== "object" || report === null)
       throw new MalformedReportError(
         `CalmAggregator.add: a report must be an object {view, report} (got ${String(report)})`,
+        "type",
       );
     return this.checkView(report.view);
   }
@@ -71,6 +72,7 @@ export class CalmAggregator implements ReportAggregator<CalmReport> {
     if (typeof view !== "number" || !Number.isInteger(view) || view < 0 || view >= this.views.length) {
       throw new MalformedReportError(
         `CalmAggregator: unknown view ${JSON.stringify(view)}; the plan has views 0..${this.views.length - 1}`,
+        "view",
       );
     }
     return view;

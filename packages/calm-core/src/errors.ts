@@ -1,26 +1,22 @@
-/** A CALM parameter, plan or input outside its domain (eps <= 0, k > d, theta <= 0, ...). */
-export class InvalidParameterError extends RangeError {
-  override readonly name = "InvalidParameterError";
+import { InvalidParameterError } from "@calm-ldp/errors";
+
+/**
+ * CALM throws the classes of `@calm-ldp/errors`: `InvalidParameterError` (eps <= 0,
+ * k > d, theta <= 0, ...), `CannotRunError` (the plan cannot run at this size,
+ * e.g. fewer users than views; says what it would need) and `MalformedReportError`
+ * (a report that does not fit the plan: unknown view, cell out of range, wrong
+ * oracle; nothing is counted).
+ */
+export { CannotRunError, InvalidParameterError, MalformedReportError } from "@calm-ldp/errors";
+
+/**
+ * A record outside the plan's schema (wrong length, value out of range); nothing
+ * is reported. An {@link InvalidParameterError} that says the record, not an
+ * option, is at fault.
+ */
+export class InvalidRecordError extends InvalidParameterError {
+  override readonly name: string = "InvalidRecordError";
 }
 
-/** The plan cannot run at this size (e.g. fewer users than views); says what it would need. */
-export class CannotRunError extends RangeError {
-  override readonly name = "CannotRunError";
-}
-
-/** A report that does not fit the plan (unknown view, cell out of range, wrong oracle); nothing is counted. */
-export class MalformedReportError extends TypeError {
-  override readonly name = "MalformedReportError";
-}
-
-/** A record outside the plan's schema (wrong length, value out of range); nothing is reported. */
-export class InvalidRecordError extends RangeError {
-  override readonly name = "InvalidRecordError";
-}
-
-/** @internal */
-export function invalid(where: string, condition: string, got: unknown): never {
-  throw new InvalidParameterError(
-    `${where}: ${condition} (got ${typeof got === "string" ? JSON.stringify(got) : String(got)})`,
-  );
-}
+/** @internal Throws `InvalidParameterError("<where>: <condition> (got <value>)")`. */
+export { fail as invalid } from "@calm-ldp/errors";

@@ -1,3 +1,5 @@
+import { CalmLdpError } from "@calm-ldp/errors";
+
 /**
  * Why a wire report was refused (the collector's `reason` for it):
  * - `id`: the report id is not a lower-case UUID;
@@ -10,8 +12,8 @@
 export type WireProblem = "id" | "view" | "kind" | "value" | "bits" | "oracle";
 
 /** A report that does not follow the wire format for its plan; `problem` names the failed check. */
-export class WireFormatError extends TypeError {
-  override readonly name = "WireFormatError";
+export class WireFormatError extends CalmLdpError {
+  override readonly name: string = "WireFormatError";
   constructor(
     message: string,
     readonly problem: WireProblem,
@@ -21,13 +23,13 @@ export class WireFormatError extends TypeError {
 }
 
 /** A plan received from the network that is not a CALM plan this client can run. */
-export class PlanFormatError extends TypeError {
-  override readonly name = "PlanFormatError";
+export class PlanFormatError extends CalmLdpError {
+  override readonly name: string = "PlanFormatError";
 }
 
 /** A collector answered with an error (`status` is the HTTP status, `reason` the collector's reason). */
-export class CollectorResponseError extends Error {
-  override readonly name = "CollectorResponseError";
+export class CollectorResponseError extends CalmLdpError {
+  override readonly name: string = "CollectorResponseError";
   constructor(
     message: string,
     readonly status: number,

@@ -1,6 +1,10 @@
+import { CalmLdpError } from "@calm-ldp/errors";
+
+export { InvalidParameterError } from "@calm-ldp/errors";
+
 /** A request the collector refuses: HTTP `statusCode` and a machine-readable `reason`. */
-export class RequestRejectedError extends Error {
-  override readonly name = "RequestRejectedError";
+export class RequestRejectedError extends CalmLdpError {
+  override readonly name: string = "RequestRejectedError";
   constructor(
     readonly statusCode: number,
     readonly reason: string,
@@ -10,14 +14,9 @@ export class RequestRejectedError extends Error {
   }
 }
 
-/** A collector option outside its domain (token too short, batch limit not a positive integer, ...). */
-export class InvalidParameterError extends RangeError {
-  override readonly name = "InvalidParameterError";
-}
-
 /** The database failed (or refused) a write or read; the request may be retried. */
-export class StorageError extends Error {
-  override readonly name = "StorageError";
+export class StorageError extends CalmLdpError {
+  override readonly name: string = "StorageError";
 }
 
 /** @internal Throws a {@link RequestRejectedError}. */

@@ -1,12 +1,14 @@
-import { InvalidParameterError } from "@calm-ldp/random";
+import { CalmLdpError, fail, InvalidParameterError } from "@calm-ldp/errors";
+
+export { fail };
 
 /**
  * Input that does not follow its format. Names the function, the file, the 1-based line and the field
  * (a column name or a 1-based token position), so the offending byte can be found. A loader that throws
  * it returns nothing: there is never a partial load.
  */
-export class MalformedDataError extends Error {
-  override readonly name = "MalformedDataError";
+export class MalformedDataError extends CalmLdpError {
+  override readonly name: string = "MalformedDataError";
 
   constructor(
     /** The function that rejected the input, e.g. `loadAdult`. */
@@ -25,15 +27,9 @@ export class MalformedDataError extends Error {
   }
 }
 
-/** A `--data` spec that cannot be parsed, or names an unknown kind or parameter. */
-export class DataSpecError extends Error {
-  override readonly name = "DataSpecError";
-}
-
-/** @internal Throws `InvalidParameterError` (from @calm-ldp/random) in the house format. */
-export function fail(where: string, condition: string, got: unknown): never {
-  const shown = typeof got === "string" ? JSON.stringify(got) : Array.isArray(got) ? `[${got}]` : String(got);
-  throw new InvalidParameterError(`${where}: ${condition} (got ${shown})`);
+/** A `--data` spec that cannot be parsed, or names an unknown kind or parameter: an {@link InvalidParameterError}. */
+export class DataSpecError extends InvalidParameterError {
+  override readonly name: string = "DataSpecError";
 }
 
 /** @internal Validates an optional attribute count d (integer >= 1). */
@@ -49,8 +45,8 @@ export function checkC(where: string, c: number | undefined): void {
 }
 
 /** A dataset file or folder that cannot be found or read. */
-export class DatasetFileError extends Error {
-  override readonly name = "DatasetFileError";
+export class DatasetFileError extends CalmLdpError {
+  override readonly name: string = "DatasetFileError";
 
   constructor(
     readonly where: string,
