@@ -17,6 +17,13 @@ export {
 export { type CalmReportOptions, calmReport } from "./client.js";
 export { CannotRunError, InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
 export { type CalmAnswer, type CalmEstimateOptions, type CalmSynopsis, estimateCalm } from "./estimate.js";
+export {
+  type CalmPlusEstimateOptions,
+  type CalmPlusOrderShrinkage,
+  type CalmPlusShrinkage,
+  type CalmPlusSynopsis,
+  estimateCalmPlus,
+} from "./estimate-plus.js";
 export { type ExpectedError, expectedQuerySse } from "./expected-error.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
 export { adaptiveOracle, planCalm } from "./plan.js";
