@@ -14,7 +14,7 @@ import { interactionTransform } from "./interaction-basis.js";
 import { planRuntime } from "./runtime.js";
 
 /** How {@link estimateCalmPlus} shrinks the pooled interaction coefficients. */
-export type CalmPlusShrinkage = "order" | "block" | "none";
+export type CalmPlusShrinkage = "mixture" | "order" | "block" | "none";
 
 /** Options of {@link estimateCalmPlus}. */
 export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
@@ -66,6 +66,8 @@ interface Pooled {
   precision: number;
   /** Final (shrunk) value. */
   value: number;
+  /** For order >= 2: the one-way entries (a, j_a) of its support, whose product is its independence target. */
+  parts: Pooled[];
 }
 
 /**
@@ -115,9 +117,9 @@ export function estimateCalmPlus(
   if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
     throw new InvalidParameterError("estimateCalmPlus: the aggregator belongs to a different plan");
   }
-  const shrinkage = options.shrinkage ?? "order";
-  if (shrinkage !== "order" && shrinkage !== "block" && shrinkage !== "none")
-    invalid("estimateCalmPlus", 'shrinkage must be "order", "block" or "none"', shrinkage);
+  const shrinkage = options.shrinkage ?? "mixture";
+  if (shrinkage !== "mixture" && shrinkage !== "order" && shrinkage !== "block" && shrinkage !== "none")
+    invalid("estimateCalmPlus", 'shrinkage must be "mixture", "order", "block" or "none"', shrinkage);
   const maxQueryCells = options.maxQueryCells ?? 2 ** 24;
   if (!(maxQueryCells >= 1) || !Number.isFinite(maxQueryCells))
     invalid("estimateCalmPlus", "maxQueryCells must be a finite number >= 1", maxQueryCells);
@@ -177,6 +179,9 @@ export function estimateCalmPlus(
         `calm-plus: the query over ${attributes.length} attributes needs a table of ${cells} cells, above maxQueryCells = ${maxQueryCells}`,
       );
     const diagnostics = maxEntropy(views, attributes, maxEntropyOptions);
+    // The non-negativity loop stops at cells >= -1e-12 |total|; release exact zeros instead.
+    const released = diagnostics.table.cells;
+    for (let i = 0; i < released.length; i++) if (released[i]! < 0) released[i] = 0;
     return {
       table: diagnostics.table,
       method: diagnostics.method === "projection" ? "projection" : "maxent",
@@ -232,7 +237,19 @@ function coefficientKeys(
     }
     let entry = pooled.get(key);
     if (!entry) {
-      entry = { order, block, weighted: 0, precision: 0, value: 0 };
+      const parts: Pooled[] = [];
+      if (order >= 2)
+        for (let i = 0; i < attributes.length; i++) {
+          if (digits[i] === 0) continue;
+          const partKey = `${attributes[i]}:${digits[i]},`;
+          let part = pooled.get(partKey);
+          if (!part) {
+            part = { order: 1, block: `${attributes[i]},`, weighted: 0, precision: 0, value: 0, parts: [] };
+            pooled.set(partKey, part);
+          }
+          parts.push(part);
+        }
+      entry = { order, block, weighted: 0, precision: 0, value: 0, parts };
       pooled.set(key, entry);
     }
     keys[u] = entry;
@@ -243,50 +260,151 @@ function coefficientKeys(
 
 /**
  * Empirical-Bayes shrinkage of the pooled coefficients (sets every entry's
- * value): prior N(0, A) per group (order, or attribute set T for "block"),
- * method-of-moments A = max(0, mean(beta^2 - tau^2)), factor A / (A + tau^2).
- * Coefficients no view measured stay 0. O(number of coefficients).
+ * value), order by order from 1 up. Order 1 shrinks toward 0 (the uniform
+ * marginal); order r >= 2 shrinks toward the independence target t_{T,j} =
+ * prod_{a in T} beta_{a,j_a} (the coefficient of the product of the already
+ * shrunk one-way marginals), i.e. the residual beta - t is shrunk. Groups: per
+ * order ("order", "mixture"), per attribute set T with >= 4 coefficients
+ * ("block", else per order). Coefficients no view measured take the target.
+ * O(number of coefficients) ("mixture": times the EM cost of {@link mixtureFactors}).
  */
 function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage): CalmPlusOrderShrinkage[] {
-  const byOrder = new Map<number, { count: number; excess: number; noise: number; factor: number }>();
-  const byBlock = new Map<string, { count: number; excess: number }>();
+  const byOrder = new Map<number, Pooled[]>();
   for (const entry of pooled.values()) {
-    if (entry.precision === 0) continue;
-    const beta = entry.weighted / entry.precision;
-    const tau2 = 1 / entry.precision;
-    entry.value = beta;
-    const order = byOrder.get(entry.order) ?? { count: 0, excess: 0, noise: 0, factor: 0 };
-    order.count++;
-    order.excess += beta * beta - tau2;
-    order.noise += tau2;
-    byOrder.set(entry.order, order);
-    if (shrinkage === "block") {
-      const block = byBlock.get(entry.block) ?? { count: 0, excess: 0 };
-      block.count++;
-      block.excess += beta * beta - tau2;
-      byBlock.set(entry.block, block);
-    }
+    const group = byOrder.get(entry.order) ?? [];
+    group.push(entry);
+    byOrder.set(entry.order, group);
   }
-  for (const entry of pooled.values()) {
-    if (entry.precision === 0 || shrinkage === "none") continue;
-    const order = byOrder.get(entry.order)!;
-    let signal = Math.max(0, order.excess / order.count);
-    if (shrinkage === "block") {
-      const block = byBlock.get(entry.block)!;
-      if (block.count >= 4) signal = Math.max(0, block.excess / block.count);
+  const report: CalmPlusOrderShrinkage[] = [];
+  for (const order of [...byOrder.keys()].sort((a, b) => a - b)) {
+    const all = byOrder.get(order)!;
+    for (const entry of all) {
+      let target = 0;
+      if (order >= 2) {
+        target = 1;
+        for (const part of entry.parts) target *= part.value;
+      }
+      entry.value = target;
     }
-    const tau2 = 1 / entry.precision;
-    const factor = signal + tau2 > 0 ? signal / (signal + tau2) : 0;
-    entry.value *= factor;
-    order.factor += factor;
-  }
-  return [...byOrder.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([order, s]) => ({
+    const measured = all.filter((entry) => entry.precision > 0);
+    if (measured.length === 0) continue;
+    const residual = Float64Array.from(measured, (e) => e.weighted / e.precision - e.value);
+    const tau2 = Float64Array.from(measured, (e) => 1 / e.precision);
+    let factors: Float64Array;
+    if (shrinkage === "none") factors = new Float64Array(measured.length).fill(1);
+    else if (shrinkage === "mixture") factors = mixtureFactors(residual, tau2);
+    else {
+      factors = momentFactors(residual, tau2);
+      if (shrinkage === "block") {
+        const blocks = new Map<string, number[]>();
+        measured.forEach((e, i) => {
+          const members = blocks.get(e.block) ?? [];
+          members.push(i);
+          blocks.set(e.block, members);
+        });
+        for (const members of blocks.values()) {
+          if (members.length < 4) continue;
+          const local = momentFactors(
+            Float64Array.from(members, (i) => residual[i]!),
+            Float64Array.from(members, (i) => tau2[i]!),
+          );
+          members.forEach((i, m) => {
+            factors[i] = local[m]!;
+          });
+        }
+      }
+    }
+    let excess = 0;
+    let noise = 0;
+    let factorSum = 0;
+    measured.forEach((entry, i) => {
+      entry.value += factors[i]! * residual[i]!;
+      excess += residual[i]! * residual[i]! - tau2[i]!;
+      noise += tau2[i]!;
+      factorSum += factors[i]!;
+    });
+    report.push({
       order,
-      coefficients: s.count,
-      signalVariance: Math.max(0, s.excess / s.count),
-      noiseVariance: s.noise / s.count,
-      meanFactor: shrinkage === "none" ? 1 : s.factor / s.count,
-    }));
+      coefficients: measured.length,
+      signalVariance: Math.max(0, excess / measured.length),
+      noiseVariance: noise / measured.length,
+      meanFactor: factorSum / measured.length,
+    });
+  }
+  return report;
+}
+
+/**
+ * Linear empirical-Bayes factors (Efron-Morris): prior N(0, A) with the moment
+ * estimate A = max(0, mean(r^2 - tau^2)); factor A / (A + tau^2). O(N).
+ */
+function momentFactors(residual: Float64Array, tau2: Float64Array): Float64Array {
+  let excess = 0;
+  for (let i = 0; i < residual.length; i++) excess += residual[i]! * residual[i]! - tau2[i]!;
+  const signal = Math.max(0, excess / residual.length);
+  return Float64Array.from(tau2, (t) => (signal + t > 0 ? signal / (signal + t) : 0));
+}
+
+/** Grid of prior scales of {@link mixtureFactors}: 0 and geometric steps of sqrt(2). */
+const MIXTURE_STEP = Math.SQRT2;
+/** EM iterations of {@link mixtureFactors} (the mixture weights' likelihood is concave). */
+const MIXTURE_ITERATIONS = 200;
+
+/**
+ * Adaptive shrinkage factors (empirical Bayes with a scale-mixture prior, as in
+ * Stephens' "ash", 2017): prior g = sum_s pi_s N(0, s^2) over a fixed grid of
+ * scales s (0 included, geometric from min tau / 4 to 2 max |r|), weights pi
+ * fitted by maximum marginal likelihood (EM: pi_s <- mean over coefficients of
+ * the posterior weight of s, with r ~ N(0, s^2 + tau^2)); each coefficient's
+ * factor is its posterior mean over r: sum_s w_s(r) s^2 / (s^2 + tau^2). Large
+ * residuals are kept almost whole, small ones go to the target, with no
+ * threshold to tune. Cost: O(N G) per EM iteration for N coefficients and G grid
+ * points (G ~ 2 log2(range), about 30), 200 iterations.
+ */
+function mixtureFactors(residual: Float64Array, tau2: Float64Array): Float64Array {
+  const count = residual.length;
+  let minTau = Number.POSITIVE_INFINITY;
+  let maxResidual = 0;
+  for (let i = 0; i < count; i++) {
+    minTau = Math.min(minTau, Math.sqrt(tau2[i]!));
+    maxResidual = Math.max(maxResidual, Math.abs(residual[i]!));
+  }
+  const scales = [0];
+  for (let s = minTau / 4; s < 2 * Math.max(maxResidual, minTau); s *= MIXTURE_STEP) scales.push(s);
+  const grid = scales.length;
+  // likelihood[i * grid + g] = N(r_i; 0, s_g^2 + tau_i^2), without the common 1/sqrt(2 pi).
+  const likelihood = new Float64Array(count * grid);
+  for (let i = 0; i < count; i++)
+    for (let g = 0; g < grid; g++) {
+      const v = scales[g]! * scales[g]! + tau2[i]!;
+      likelihood[i * grid + g] = Math.exp((-0.5 * residual[i]! * residual[i]!) / v) / Math.sqrt(v);
+    }
+  let weights = new Float64Array(grid).fill(1 / grid);
+  const posterior = new Float64Array(grid);
+  for (let iteration = 0; iteration < MIXTURE_ITERATIONS; iteration++) {
+    const next = new Float64Array(grid);
+    for (let i = 0; i < count; i++) {
+      let total = 0;
+      for (let g = 0; g < grid; g++) {
+        posterior[g] = weights[g]! * likelihood[i * grid + g]!;
+        total += posterior[g]!;
+      }
+      if (total > 0) for (let g = 0; g < grid; g++) next[g]! += posterior[g]! / total;
+    }
+    for (let g = 0; g < grid; g++) next[g]! /= count;
+    weights = next;
+  }
+  const factors = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    let total = 0;
+    let factor = 0;
+    for (let g = 0; g < grid; g++) {
+      const w = weights[g]! * likelihood[i * grid + g]!;
+      total += w;
+      const s2 = scales[g]! * scales[g]!;
+      factor += (w * s2) / (s2 + tau2[i]!);
+    }
+    factors[i] = total > 0 ? factor / total : 0;
+  }
+  return factors;
 }
