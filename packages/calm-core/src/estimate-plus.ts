@@ -16,13 +16,15 @@ import { planRuntime } from "./runtime.js";
 /** How {@link estimateCalmPlus} shrinks the pooled interaction coefficients. */
 export type CalmPlusShrinkage = "mixture" | "order" | "block" | "none";
 
+const SHRINKAGES: readonly CalmPlusShrinkage[] = ["mixture", "order", "block", "none"];
+
 /** Options of {@link estimateCalmPlus}. */
 export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
   /**
-   * Empirical-Bayes shrinkage toward the uniform table (default "order"): one prior
-   * variance per interaction order |T| ("order"), one per attribute set T ("block",
-   * James-Stein within T's (c-1)^|T| coefficients, pooled by order when T has
-   * fewer than 4), or none (only the variance-weighted pooling across views).
+   * Empirical-Bayes shrinkage of the pooled coefficients (default "mixture"): per
+   * interaction order, a scale-mixture prior fitted by EM ("mixture"), one normal
+   * prior with moment-estimated variance ("order"), one per attribute set T with
+   * at least 4 coefficients ("block"), or none (only the variance-weighted pooling).
    */
   shrinkage?: CalmPlusShrinkage;
   /**
@@ -98,10 +100,14 @@ function coefficientVariance(oracle: string, cells: number, reports: number, p: 
  * 2. pooling: beta_{T,j} = sum_v w_v beta_v / sum_v w_v with w_v = 1 / variance,
  *    the minimum-variance unbiased combination (tau^2 = 1 / sum_v w_v): every
  *    view's information on T is used, weighted by what it is worth;
- * 3. shrinkage toward Uni (empirical Bayes, Efron-Morris): coefficients of order
- *    r share a prior N(0, A_r), A_r = max(0, mean(beta^2 - tau^2)) estimated from
- *    the data, and each becomes beta A_r / (A_r + tau^2): kept where the views
- *    carry signal, set to the uniform table's 0 where they carry only noise;
+ * 3. shrinkage (empirical Bayes): order 1 toward 0 (Uni's marginals), order
+ *    r >= 2 toward the independence target t_{T,j} = prod_{a in T} beta_{a,j_a}
+ *    of the shrunk one-way coefficients plus the order's precision-weighted mean
+ *    residual mu_r (Efron-Morris' grand mean: e.g. a data set whose pairs are
+ *    mostly positively correlated); the residual r = beta - t - mu_r gets the
+ *    posterior mean under a prior fitted to all residuals of the order (default: a
+ *    scale mixture of normals, see `mixtureFactors`): kept where the views carry
+ *    signal, moved to the target where they carry only noise;
  * 4. the views are rebuilt from the shrunk coefficients (consistent by
  *    construction, totals 1), made non-negative by CALM's post-processing loop,
  *    and queries are answered as CALM does (projection or maximum entropy).
@@ -118,8 +124,8 @@ export function estimateCalmPlus(
     throw new InvalidParameterError("estimateCalmPlus: the aggregator belongs to a different plan");
   }
   const shrinkage = options.shrinkage ?? "mixture";
-  if (shrinkage !== "mixture" && shrinkage !== "order" && shrinkage !== "block" && shrinkage !== "none")
-    invalid("estimateCalmPlus", 'shrinkage must be "mixture", "order", "block" or "none"', shrinkage);
+  if (!SHRINKAGES.includes(shrinkage))
+    invalid("estimateCalmPlus", `shrinkage must be one of ${SHRINKAGES.join(", ")}`, shrinkage);
   const maxQueryCells = options.maxQueryCells ?? 2 ** 24;
   if (!(maxQueryCells >= 1) || !Number.isFinite(maxQueryCells))
     invalid("estimateCalmPlus", "maxQueryCells must be a finite number >= 1", maxQueryCells);
@@ -261,9 +267,11 @@ function coefficientKeys(
 /**
  * Empirical-Bayes shrinkage of the pooled coefficients (sets every entry's
  * value), order by order from 1 up. Order 1 shrinks toward 0 (the uniform
- * marginal); order r >= 2 shrinks toward the independence target t_{T,j} =
+ * marginal); order r >= 2 toward the independence target t_{T,j} =
  * prod_{a in T} beta_{a,j_a} (the coefficient of the product of the already
- * shrunk one-way marginals), i.e. the residual beta - t is shrunk. Groups: per
+ * shrunk one-way marginals); every order's residuals beta - t are first centred
+ * on their precision-weighted mean mu_r, which is kept, and the centred residual
+ * is shrunk. Groups: per
  * order ("order", "mixture"), per attribute set T with >= 4 coefficients
  * ("block", else per order). Coefficients no view measured take the target.
  * O(number of coefficients) ("mixture": times the EM cost of {@link mixtureFactors}).
@@ -290,6 +298,21 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
     if (measured.length === 0) continue;
     const residual = Float64Array.from(measured, (e) => e.weighted / e.precision - e.value);
     const tau2 = Float64Array.from(measured, (e) => 1 / e.precision);
+    // The prior's centre: the precision-weighted mean residual of the order (e.g. the
+    // typical positive correlation of a data set's pairs), shrunk toward like Efron-Morris' grand mean.
+    if (shrinkage !== "none") {
+      let num = 0;
+      let den = 0;
+      measured.forEach((e, i) => {
+        num += residual[i]! * e.precision;
+        den += e.precision;
+      });
+      const center = num / den;
+      measured.forEach((e, i) => {
+        e.value += center;
+        residual[i]! -= center;
+      });
+    }
     let factors: Float64Array;
     if (shrinkage === "none") factors = new Float64Array(measured.length).fill(1);
     else if (shrinkage === "mixture") factors = mixtureFactors(residual, tau2);
