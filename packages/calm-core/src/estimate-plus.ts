@@ -28,6 +28,13 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    */
   shrinkage?: CalmPlusShrinkage;
   /**
+   * Pairs of query attributes that no view holds (default "prior"): constrained to
+   * their empirical-Bayes prediction, the independence of the shrunk one-way
+   * marginals plus the centre mu_2 of the measured pairs' residuals (clipped at 0),
+   * or left to maximum entropy ("independence", as CALM).
+   */
+  unmeasuredPairs?: "prior" | "independence";
+  /**
    * Largest query table (cells) an answer may allocate; a larger query is refused
    * with `CannotRunError` naming the size it would need. Default 2^24.
    */
@@ -40,6 +47,8 @@ export interface CalmPlusOrderShrinkage {
   order: number;
   /** Number of pooled coefficients of that order. */
   coefficients: number;
+  /** Prior mean mu_r of the residuals (coefficient minus independence target); 0 without shrinkage. */
+  center: number;
   /** Estimated prior (signal) variance A_r = max(0, mean(beta^2 - tau^2)). */
   signalVariance: number;
   /** Mean noise variance tau^2 of the pooled coefficients. */
@@ -177,6 +186,17 @@ export function estimateCalmPlus(
     options.postProcess === false ? undefined : postProcessViews(fittedViews, options.postProcessOptions);
   const views = postProcess ? postProcess.views : fittedViews;
   const maxEntropyOptions = { ...(options.maxEntropy ?? {}), cardinalities };
+  const unmeasured = options.unmeasuredPairs ?? "prior";
+  if (unmeasured !== "prior" && unmeasured !== "independence")
+    invalid("estimateCalmPlus", 'unmeasuredPairs must be "prior" or "independence"', unmeasured);
+  // Unmeasured pairs are predicted from the measured ones only when these are mostly
+  // alike: mu_2^2 >= A_2 (the centre explains at least half of their second moment);
+  // otherwise maximum entropy's chains through measured pairs carry more.
+  const pairs = orders.find((o) => o.order === 2);
+  const pairCenter = pairs && pairs.center * pairs.center >= pairs.signalVariance ? pairs.center : 0;
+  const covered = new Set<string>();
+  for (const view of plan.views)
+    for (const a of view.attributes) for (const b of view.attributes) if (a < b) covered.add(`${a},${b}`);
   const answer = (attributes: readonly number[]): CalmAnswer => {
     let cells = 1;
     for (const a of attributes) cells *= cardinalities[a] ?? 1;
@@ -184,7 +204,18 @@ export function estimateCalmPlus(
       throw new CannotRunError(
         `calm-plus: the query over ${attributes.length} attributes needs a table of ${cells} cells, above maxQueryCells = ${maxQueryCells}`,
       );
-    const diagnostics = maxEntropy(views, attributes, maxEntropyOptions);
+    const constraints = [...views];
+    if (unmeasured === "prior" && pairCenter !== 0) {
+      const sorted = [...attributes].sort((x, y) => x - y);
+      for (let i = 0; i < sorted.length; i++)
+        for (let j = i + 1; j < sorted.length; j++) {
+          const [a, b] = [sorted[i]!, sorted[j]!];
+          if (covered.has(`${a},${b}`) || cardinalities[a] === undefined || cardinalities[b] === undefined)
+            continue;
+          constraints.push(priorPair(a, b, cardinalities[a]!, cardinalities[b]!, pooled, pairCenter));
+        }
+    }
+    const diagnostics = maxEntropy(constraints, attributes, maxEntropyOptions);
     // The non-negativity loop stops at cells >= -1e-12 |total|; release exact zeros instead.
     const released = diagnostics.table.cells;
     for (let i = 0; i < released.length; i++) if (released[i]! < 0) released[i] = 0;
@@ -206,6 +237,42 @@ export function estimateCalmPlus(
     answer,
     query: (attributes) => answer(attributes).table,
   };
+}
+
+/**
+ * The empirical-Bayes prediction of the marginal of a pair (a, b) no view holds:
+ * coefficients 1/sqrt(c_a c_b) (total 1), the shrunk one-way beta_{a,j}/sqrt(c_b)
+ * and beta_{b,j}/sqrt(c_a), and beta_{a,j} beta_{b,j'} + mu_2 for the pair
+ * (independence plus the measured pairs' mean residual); negative cells set to 0
+ * and the table renormalised. O(c_a c_b (c_a + c_b)).
+ */
+function priorPair(
+  a: number,
+  b: number,
+  ca: number,
+  cb: number,
+  pooled: Map<string, Pooled>,
+  center: number,
+): MarginalTable {
+  const one = (attribute: number, j: number) => pooled.get(`${attribute}:${j},`)?.value ?? 0;
+  const coefficients = new Float64Array(ca * cb);
+  for (let ja = 0; ja < ca; ja++)
+    for (let jb = 0; jb < cb; jb++) {
+      let value: number;
+      if (ja === 0 && jb === 0) value = 1 / Math.sqrt(ca * cb);
+      else if (jb === 0) value = one(a, ja) / Math.sqrt(cb);
+      else if (ja === 0) value = one(b, jb) / Math.sqrt(ca);
+      else value = one(a, ja) * one(b, jb) + center;
+      coefficients[ja * cb + jb] = value;
+    }
+  interactionTransform(coefficients, [ca, cb], true);
+  let total = 0;
+  for (let u = 0; u < coefficients.length; u++) {
+    if (coefficients[u]! < 0) coefficients[u] = 0;
+    total += coefficients[u]!;
+  }
+  for (let u = 0; u < coefficients.length; u++) coefficients[u]! /= total;
+  return createTable([a, b], [ca, cb], { cells: coefficients, unit: "fraction" });
 }
 
 /**
@@ -250,7 +317,14 @@ function coefficientKeys(
           const partKey = `${attributes[i]}:${digits[i]},`;
           let part = pooled.get(partKey);
           if (!part) {
-            part = { order: 1, block: `${attributes[i]},`, weighted: 0, precision: 0, value: 0, parts: [] };
+            part = {
+              order: 1,
+              block: `${attributes[i]},`,
+              weighted: 0,
+              precision: 0,
+              value: 0,
+              parts: [],
+            };
             pooled.set(partKey, part);
           }
           parts.push(part);
@@ -299,7 +373,8 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
     const residual = Float64Array.from(measured, (e) => e.weighted / e.precision - e.value);
     const tau2 = Float64Array.from(measured, (e) => 1 / e.precision);
     // The prior's centre: the precision-weighted mean residual of the order (e.g. the
-    // typical positive correlation of a data set's pairs), shrunk toward like Efron-Morris' grand mean.
+    // typical positive correlation of a data set's pairs), kept like Efron-Morris' grand mean.
+    let center = 0;
     if (shrinkage !== "none") {
       let num = 0;
       let den = 0;
@@ -307,11 +382,9 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
         num += residual[i]! * e.precision;
         den += e.precision;
       });
-      const center = num / den;
-      measured.forEach((e, i) => {
-        e.value += center;
-        residual[i]! -= center;
-      });
+      center = num / den;
+      for (const entry of all) entry.value += center;
+      for (let i = 0; i < residual.length; i++) residual[i]! -= center;
     }
     let factors: Float64Array;
     if (shrinkage === "none") factors = new Float64Array(measured.length).fill(1);
@@ -348,6 +421,7 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
     });
     report.push({
       order,
+      center,
       coefficients: measured.length,
       signalVariance: Math.max(0, excess / measured.length),
       noiseVariance: noise / measured.length,

@@ -6,7 +6,7 @@
  *
  * Run (from packages/experiments):
  *   nice -n 15 npx tsx bench/calm-plus.ts --data adult --d 15 --k 3 --c 3 --n 65536 \
- *     --eps 0.2,0.5,1,2 --reps 5 [--variants order,block,none] [--seed 1]
+ *     --eps 0.2,0.5,1,2 --reps 5 [--variants mixture,order,block,none,mixture-indep] [--seed 1]
  * Data: adult | nltcs | msnbc (from /work/shared/datasets or --root).
  */
 import {
@@ -36,7 +36,12 @@ const epsList = argument("eps", "0.2,0.5,1,2").split(",").map(Number);
 const reps = Number(argument("reps", "5"));
 const seed = Number(argument("seed", "1"));
 const queries = Number(argument("queries", "50"));
-const variants = argument("variants", "order").split(",") as CalmPlusShrinkage[];
+// A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max entropy).
+const variants = argument("variants", "mixture").split(",");
+const variantOptions = (variant: string) => ({
+  shrinkage: variant.replace(/-indep$/, "") as CalmPlusShrinkage,
+  unmeasuredPairs: variant.endsWith("-indep") ? ("independence" as const) : ("prior" as const),
+});
 
 const specs: Record<string, string> = {
   adult: `adult:${root}/adult`,
@@ -72,7 +77,7 @@ for (const eps of epsList) {
     if (rep === 0)
       process.stdout.write(`[eps ${eps}: l=${plan.l} m=${plan.m} oracle ${plan.views[0]!.oracle}] `);
     variants.forEach((variant, i) => {
-      const value = score(estimateCalmPlus(plan, aggregator, { shrinkage: variant }).query);
+      const value = score(estimateCalmPlus(plan, aggregator, variantOptions(variant)).query);
       sums[i + 1]! += value;
       ratios[i]!.push(base / value);
     });
