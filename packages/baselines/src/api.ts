@@ -1,4 +1,4 @@
-import type { CalmPlan, CalmProtocolOptions, CalmReport } from "@calm-ldp/calm-core";
+import type { CalmPlan, CalmPlusProtocolOptions, CalmProtocolOptions, CalmReport } from "@calm-ldp/calm-core";
 import type { LocalHashReport } from "@calm-ldp/frequency-oracles";
 import type {
   MarginalProtocol,
@@ -18,6 +18,7 @@ import type { Rng } from "@calm-ldp/random";
  */
 export type MethodId =
   | "calm"
+  | "calm-plus"
   | "fc"
   | "am"
   | "ft"
@@ -117,6 +118,8 @@ export interface EmOptions extends BaselineOptions {
 export interface MethodOptions extends SketchOptions, EmOptions {
   /** CALM (and BE) plan and estimation options. */
   readonly calm?: CalmProtocolOptions;
+  /** calm-plus plan and estimation options (default: those of `calm`, which share the plan options). */
+  readonly calmPlus?: CalmPlusProtocolOptions;
 }
 
 /** Format version of every baseline plan; bumped when a plan's meaning changes. */
@@ -325,7 +328,7 @@ export interface MethodInfo {
   readonly id: MethodId;
   readonly label: string;
   /** Where it comes from. */
-  readonly paper: "CALM" | "Cormode et al.";
+  readonly paper: "CALM" | "Cormode et al." | "calm-ldp";
   /** "native": runs on the attributes as they are; "binary-encoding": on their binary encoding. */
   readonly data: "native" | "binary-encoding";
   /** Whether `simulate` (exact count-level) exists. */

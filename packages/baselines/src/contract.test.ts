@@ -55,7 +55,8 @@ describe.each(METHOD_IDS.map((id) => [id]))("%s contract", (id) => {
 
   it("has its id and a plain-JSON plan naming the method", () => {
     expect(method.id).toBe(id);
-    expect(plan.method).toBe(id);
+    // calm-plus runs CALM's protocol unchanged (same plan, same reports): its plan names "calm".
+    expect(plan.method).toBe(id === "calm-plus" ? "calm" : id);
     expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
     expect(typeof method.simulate === "function").toBe(METHOD_INFO[id].countLevel);
     expect(typeof method.expectedSse === "function").toBe(METHOD_INFO[id].expectedSse);
@@ -99,7 +100,7 @@ describe.each(METHOD_IDS.map((id) => [id]))("%s contract", (id) => {
     expect(() => first.merge(method.createAggregator(other))).toThrow();
   });
 
-  it("answers queries over the source attributes (distributions for CALM, BE, EM, InpEM, Uni)", () => {
+  it("answers queries over the source attributes (distributions for CALM, CALM+, BE, EM, InpEM, Uni)", () => {
     const { aggregator } = runMethod(method, plan, store, seededRng(3));
     const synopsis = method.estimate(plan, aggregator);
     for (const query of [[0], [2, 3], [0, 1]]) {
@@ -109,13 +110,13 @@ describe.each(METHOD_IDS.map((id) => [id]))("%s contract", (id) => {
       expect(table.unit).toBe("fraction");
       for (const cell of table.cells) expect(Number.isFinite(cell)).toBe(true);
       // unbiased linear answers are normalised only in expectation (noise, dropped invalid codes)
-      if (["calm", "be", "em", "inpem", "uni"].includes(id)) {
+      if (["calm", "calm-plus", "be", "em", "inpem", "uni"].includes(id)) {
         expect(table.cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
         for (const cell of table.cells) expect(cell).toBeGreaterThanOrEqual(0);
       }
     }
     // CALM's queries are validated by reconstruction (InvalidQueryError), the baselines' here.
-    const invalid = id === "calm" ? Error : InvalidParameterError;
+    const invalid = id === "calm" || id === "calm-plus" ? Error : InvalidParameterError;
     expect(() => synopsis.query([0, 9])).toThrow(invalid);
     expect(() => synopsis.query([1, 1])).toThrow(invalid);
   });
@@ -203,10 +204,10 @@ describe("refusals before starting", () => {
 
 describe("registry and runMethod", () => {
   it("knows every id and rejects others", () => {
-    expect(METHOD_IDS).toHaveLength(17);
+    expect(METHOD_IDS).toHaveLength(18);
     for (const id of METHOD_IDS) expect(isMethodId(id)).toBe(true);
     expect(isMethodId("nope")).toBe(false);
-    expect(() => createMethod("nope")).toThrow(/createMethod: id must be one of calm, fc/);
+    expect(() => createMethod("nope")).toThrow(/createMethod: id must be one of calm, calm-plus, fc/);
   });
 
   it("runMethod picks counts when exact, per-user otherwise, and refuses counts without a simulation", () => {

@@ -1,7 +1,7 @@
 import type { CalmProtocolOptions } from "@calm-ldp/calm-core";
 import type { BaselineProtocol, MethodId, MethodInfo, MethodOptions } from "./api.js";
 import { fail } from "./errors.js";
-import { createBe, createCalm } from "./methods/calm.js";
+import { createBe, createCalm, createCalmPlus } from "./methods/calm.js";
 import { createEm, createInpEm } from "./methods/em.js";
 import { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
 import { createAm, createMargPs, createMargRr } from "./methods/group.js";
@@ -9,9 +9,10 @@ import { createFt, createInpHt, createMargHt } from "./methods/hadamard.js";
 import { createInpCms, createInpHtCms } from "./methods/sketch.js";
 import { createUni } from "./methods/uni.js";
 
-/** Every method id, CALM first, then the CALM paper's baselines, then Cormode et al.'s. */
+/** Every method id, CALM first, then calm-plus (this project's estimator on CALM's reports), then the CALM paper's baselines, then Cormode et al.'s. */
 export const METHOD_IDS: readonly MethodId[] = Object.freeze([
   "calm",
+  "calm-plus",
   "fc",
   "am",
   "ft",
@@ -63,6 +64,15 @@ export const METHOD_INFO: Readonly<Record<MethodId, MethodInfo>> = Object.freeze
     true,
     false,
     "views of l attributes, users split into m groups, adaptive FO, consistency, max entropy",
+  ),
+  "calm-plus": info(
+    "calm-plus",
+    "CALM+",
+    "calm-ldp",
+    "native",
+    true,
+    false,
+    "CALM's reports; every view's interaction coefficients pooled by variance, shrunk toward independence/Uni (empirical Bayes), then CALM's non-negativity and max entropy",
   ),
   fc: info("fc", "FC", "CALM", "native", true, true, "the full contingency table through the adaptive FO"),
   am: info(
@@ -187,7 +197,8 @@ export function isMethodId(id: unknown): id is MethodId {
  * A method by id with its options (each method reads its own: size limits and
  * `answers` for every baseline; rows/width/seed for the sketches; tolerance,
  * maxIterations, initialization, initialMix for EM/InpEM; `calm` for CALM and
- * BE; for "calm" the options may also be CALM's own, e.g. `{ theta }`). Throws
+ * BE; `calmPlus` for calm-plus (default `calm`); for "calm" and "calm-plus" the
+ * options may also be CALM's own, e.g. `{ theta }`). Throws
  * InvalidParameterError for an unknown id. O(1).
  */
 export function createMethod(
@@ -200,6 +211,9 @@ export function createMethod(
   switch (id) {
     case "calm":
       method = createCalm(calmOptions) as never;
+      break;
+    case "calm-plus":
+      method = createCalmPlus(options.calmPlus ?? calmOptions) as never;
       break;
     case "be":
       method = createBe(calmOptions) as never;

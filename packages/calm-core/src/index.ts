@@ -17,9 +17,23 @@ export {
 export { type CalmReportOptions, calmReport } from "./client.js";
 export { CannotRunError, InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
 export { type CalmAnswer, type CalmEstimateOptions, type CalmSynopsis, estimateCalm } from "./estimate.js";
+export {
+  type CalmPlusEstimateOptions,
+  type CalmPlusOrderShrinkage,
+  type CalmPlusShrinkage,
+  type CalmPlusSynopsis,
+  estimateCalmPlus,
+} from "./estimate-plus.js";
 export { type ExpectedError, expectedQuerySse } from "./expected-error.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
 export { adaptiveOracle, planCalm } from "./plan.js";
-export { type CalmProtocol, type CalmProtocolOptions, createCalmProtocol } from "./protocol.js";
+export {
+  type CalmPlusProtocol,
+  type CalmPlusProtocolOptions,
+  type CalmProtocol,
+  type CalmProtocolOptions,
+  createCalmPlusProtocol,
+  createCalmProtocol,
+} from "./protocol.js";
 export { type SimulateCalmOptions, type SimulationPath, simulateCalm } from "./simulate.js";
 export { type SelectViewsOptions, selectViews, type ViewSelection } from "./view-selection.js";

@@ -5,6 +5,7 @@ import type { CalmPlan, CalmPlanOptions, CalmReport } from "./api.js";
 import { calmReport } from "./client.js";
 import { InvalidParameterError } from "./errors.js";
 import { type CalmEstimateOptions, type CalmSynopsis, estimateCalm } from "./estimate.js";
+import { type CalmPlusEstimateOptions, type CalmPlusSynopsis, estimateCalmPlus } from "./estimate-plus.js";
 import { planCalm } from "./plan.js";
 import { simulateCalm } from "./simulate.js";
 
@@ -33,5 +34,36 @@ export function createCalmProtocol(options: CalmProtocolOptions = {}): CalmProto
       return estimateCalm(plan, aggregator, options);
     },
     simulate: (plan, data, rng) => simulateCalm(plan, data, rng, { path: "counts" }),
+  };
+}
+
+/** Options of {@link createCalmPlusProtocol}: CALM's plan overrides and calm-plus's estimation options. */
+export interface CalmPlusProtocolOptions extends CalmPlanOptions, CalmPlusEstimateOptions {}
+
+/** calm-plus as a {@link MarginalProtocol}: CALM's protocol, a better estimator. */
+export interface CalmPlusProtocol extends MarginalProtocol<CalmPlan, CalmReport> {
+  estimate(plan: CalmPlan, aggregator: ReportAggregator<CalmReport>): CalmPlusSynopsis;
+}
+
+/**
+ * calm-plus behind the `MarginalProtocol` interface (id "calm-plus"): the same
+ * plan ({@link planCalm}), client reports, aggregator and simulation as CALM, so
+ * both estimate from the very same reports; estimate = {@link estimateCalmPlus}
+ * (pooling of every view's interaction coefficients by their variances,
+ * empirical-Bayes shrinkage toward independence / Uni, CALM's non-negativity and
+ * maximum entropy). Building it is O(1).
+ */
+export function createCalmPlusProtocol(options: CalmPlusProtocolOptions = {}): CalmPlusProtocol {
+  const calm = createCalmProtocol(options);
+  return {
+    ...calm,
+    id: "calm-plus",
+    estimate(plan: CalmPlan, aggregator: ReportAggregator<CalmReport>) {
+      if (!(aggregator instanceof CalmAggregator))
+        throw new InvalidParameterError(
+          "calm-plus.estimate: the aggregator must come from calm-plus.createAggregator",
+        );
+      return estimateCalmPlus(plan, aggregator, options);
+    },
   };
 }

@@ -137,7 +137,10 @@ export interface MarginalAnswer {
   /**
    * CALM's expected SSE of this answer (calm-core `expectedQuerySse`, noise plus
    * sampling) at the counted n, with the answer itself plugged in for the true
-   * marginal; null when no view covers the query (no formula) or nothing was counted.
+   * marginal; null when no view covers the query (no formula), nothing was counted,
+   * or the estimator is "calm-plus" (no closed form).
    */
   readonly expectedSse: number | null;
+  /** The estimator asked for with `?estimator=` ("calm", the default, or "calm-plus"). */
+  readonly estimator: "calm" | "calm-plus";
 }

@@ -1,4 +1,4 @@
-import { CalmAggregator, calmReport, estimateCalm, planCalm } from "@calm-ldp/calm-core";
+import { CalmAggregator, calmReport, estimateCalm, estimateCalmPlus, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
@@ -38,6 +38,13 @@ describe("estimateMarginal", () => {
       const covered = plan.views.some((v) => query.every((a) => v.attributes.includes(a)));
       expect(ours.method).toBe(covered ? "projection" : "maxent");
       expect(ours.expectedSse === null).toBe(!covered);
+      expect(ours.estimator).toBe("calm");
+      const plus = estimateMarginal(plan, counts, query, {}, "calm-plus");
+      expect(plus.estimator).toBe("calm-plus");
+      expect(plus.expectedSse).toBeNull();
+      expect(Array.from(plus.table.cells)).toEqual(
+        Array.from(estimateCalmPlus(plan, aggregator).query(query).cells),
+      );
     }
   });
 

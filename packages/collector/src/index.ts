@@ -16,7 +16,13 @@ export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
 export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";
 export { InvalidParameterError, RequestRejectedError, StorageError } from "./errors.js";
-export { aggregatorFromCounts, type EstimatedMarginal, estimateMarginal } from "./estimate-marginal.js";
+export {
+  aggregatorFromCounts,
+  ESTIMATORS,
+  type EstimatedMarginal,
+  type Estimator,
+  estimateMarginal,
+} from "./estimate-marginal.js";
 export { GroupCommit } from "./group-commit.js";
 export { openStorage, type StorageLocation } from "./open-storage.js";
 export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";

@@ -88,7 +88,10 @@ export const MARGINALS_QUERY = {
   type: "object",
   required: ["attrs"],
   additionalProperties: false,
-  properties: { attrs: { type: "string", minLength: 1, maxLength: 4096 } },
+  properties: {
+    attrs: { type: "string", minLength: 1, maxLength: 4096 },
+    estimator: { type: "string", enum: ["calm", "calm-plus"] },
+  },
 } as const;
 
 /** The route of report batches (the error handler counts refusals on it). */

@@ -11,7 +11,7 @@ import type {
 import { bearerChecker } from "./auth.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { InvalidParameterError, RequestRejectedError, reject, StorageError } from "./errors.js";
-import { estimateMarginal } from "./estimate-marginal.js";
+import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
 import { MARGINALS_QUERY, REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS, reportsBodySchema } from "./schemas.js";
 import { validateBatch } from "./validate-batch.js";
@@ -43,7 +43,7 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  *   answered 200 `{acknowledged, stored, duplicates}` only after the storage
  *   committed; a report id seen before is acknowledged but not counted again;
  * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView}`;
- * - `GET /v1/rounds/:id/marginals?attrs=a,b` (admin): the estimated marginal from
+ * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
  *   the database's counts (see `MarginalAnswer`);
  * - `GET /healthz`: `{status: "ok", storage}` once the database answers.
  * Admin routes need `Authorization: Bearer <adminToken>` (401 when missing, 403
@@ -191,7 +191,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     },
   );
 
-  app.get<{ Params: RoundParams; Querystring: { attrs: string } }>(
+  app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator } }>(
     "/v1/rounds/:id/marginals",
     { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: MARGINALS_QUERY } },
     async (request): Promise<MarginalAnswer> => {
@@ -199,7 +199,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
       const { plan } = round;
       const attributes = queryAttributes(plan, request.query.attrs, maxQueryCells);
       const counts = await storage.supportCounts(round);
-      const answer = estimateMarginal(plan, counts, attributes);
+      const answer = estimateMarginal(plan, counts, attributes, {}, request.query.estimator ?? "calm");
       return {
         round: round.id,
         attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
@@ -210,6 +210,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         eps: plan.eps,
         method: answer.method,
         expectedSse: answer.expectedSse,
+        estimator: answer.estimator,
       };
     },
   );

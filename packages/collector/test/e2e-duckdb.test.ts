@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { estimateCalmPlus } from "@calm-ldp/calm-core";
 import type { WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
@@ -79,6 +80,21 @@ describe("end to end on loopback with DuckDB", () => {
       expect(answer.body.method).toBe(covered ? "projection" : "maxent");
       if (covered) expect(answer.body.expectedSse).toBeGreaterThan(0);
       else expect(answer.body.expectedSse).toBeNull();
+    }
+
+    // ?estimator=calm-plus: the same counts through estimateCalmPlus, identical to the in-process synopsis.
+    const plus = estimateCalmPlus(plan, aggregator);
+    for (const attrs of ["q0,q1", "q0,q2,q5", "q1,q3,q4,q6"]) {
+      const answer = await call(
+        `${collector.url}/v1/rounds/${round}/marginals?attrs=${attrs}&estimator=calm-plus`,
+        "GET",
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.estimator).toBe("calm-plus");
+      expect(answer.body.expectedSse).toBeNull();
+      expect(answer.body.cells, attrs).toEqual(
+        Array.from(plus.query(answer.body.attributes as number[]).cells),
+      );
     }
   });
 });

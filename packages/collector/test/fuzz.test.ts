@@ -330,6 +330,11 @@ describe("bad input: every malformed request gets the right 4xx, nothing is stor
       400,
       "schema",
     );
+    await expectError(
+      { method: "GET", url: `/v1/rounds/${round}/marginals?attrs=q0&estimator=bogus`, headers: admin },
+      400,
+      "schema",
+    );
     const bad = roundBody(mixedRecords(10, 1), 1, 2, 1000);
     await expectError(
       { method: "POST", url: "/v1/rounds", headers: admin, payload: { ...bad, k: 9 } },

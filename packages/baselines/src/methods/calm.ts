@@ -1,9 +1,12 @@
 import {
   CalmAggregator,
   type CalmPlan,
+  type CalmPlusProtocolOptions,
+  type CalmPlusSynopsis,
   type CalmProtocolOptions,
   type CalmReport,
   type CalmSynopsis,
+  createCalmPlusProtocol,
   createCalmProtocol,
   simulateCalm,
 } from "@calm-ldp/calm-core";
@@ -34,6 +37,26 @@ export function createCalm(options: CalmProtocolOptions = {}): CalmMethod {
     ...calm,
     id: "calm",
     label: "CALM",
+    simulatePerUser: (plan, data, rng) => simulateCalm(plan, data, rng, { path: "per-user" }),
+  };
+}
+
+/** calm-plus in the registry: CALM's protocol and reports, calm-core's `estimateCalmPlus`. */
+export interface CalmPlusMethod extends BaselineProtocol<CalmPlan, CalmReport> {
+  estimate(plan: CalmPlan, aggregator: ReportAggregator<CalmReport>): CalmPlusSynopsis;
+}
+
+/**
+ * calm-plus (calm-core's `createCalmPlusProtocol`): the same plan, reports,
+ * aggregator and simulations as "calm"; only the estimation differs.
+ * Building the method is O(1); its costs are those of its family functions.
+ */
+export function createCalmPlus(options: CalmPlusProtocolOptions = {}): CalmPlusMethod {
+  const plus = createCalmPlusProtocol(options);
+  return {
+    ...plus,
+    id: "calm-plus",
+    label: "CALM+",
     simulatePerUser: (plan, data, rng) => simulateCalm(plan, data, rng, { path: "per-user" }),
   };
 }

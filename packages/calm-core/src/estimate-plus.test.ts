@@ -1,0 +1,133 @@
+import { contingencyTable, projectTable, randomQueries, sse } from "@calm-ldp/marginal-algebra";
+import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { describe, expect, it } from "vitest";
+import { CannotRunError, InvalidParameterError } from "./errors.js";
+import { estimateCalm } from "./estimate.js";
+import { estimateCalmPlus } from "./estimate-plus.js";
+import { helmertBasis, interactionTransform } from "./interaction-basis.js";
+import { planCalm } from "./plan.js";
+import { simulateCalm } from "./simulate.js";
+import { markovStore } from "./test-support.js";
+
+describe("interaction basis", () => {
+  it("Helmert rows are orthonormal", () => {
+    for (const c of [2, 3, 5]) {
+      const basis = helmertBasis(c);
+      for (let i = 0; i < c; i++)
+        for (let j = 0; j < c; j++) {
+          let dot = 0;
+          for (let x = 0; x < c; x++) dot += basis[i * c + x]! * basis[j * c + x]!;
+          expect(dot).toBeCloseTo(i === j ? 1 : 0, 12);
+        }
+    }
+  });
+
+  it("the tensor transform keeps the norm and inverts exactly; coefficient 0 is total / sqrt(D)", () => {
+    const cardinalities = [3, 2, 4];
+    const cells = Float64Array.from({ length: 24 }, (_, i) => Math.sin(i + 1));
+    const copy = Float64Array.from(cells);
+    interactionTransform(copy, cardinalities, false);
+    const norm = (a: Float64Array) => a.reduce((s, x) => s + x * x, 0);
+    expect(norm(copy)).toBeCloseTo(norm(cells), 10);
+    expect(copy[0]).toBeCloseTo(cells.reduce((s, x) => s + x, 0) / Math.sqrt(24), 12);
+    interactionTransform(copy, cardinalities, true);
+    copy.forEach((x, i) => {
+      expect(x).toBeCloseTo(cells[i]!, 12);
+    });
+  });
+});
+
+describe("estimateCalmPlus", () => {
+  const n = 2 ** 14;
+  const cardinalities = [3, 3, 2, 3, 2, 3, 3, 2];
+
+  it("releases non-negative, consistent views and answers that are distributions", () => {
+    const store = markovStore(seededRng(11), n, cardinalities, 0.7);
+    const plan = planCalm({ schema: store.schema, n, eps: 0.3, k: 3 });
+    const synopsis = estimateCalmPlus(plan, simulateCalm(plan, store, seededRng(12)));
+    expect(synopsis.converged).toBe(true);
+    for (const view of synopsis.views) for (const x of view.cells) expect(x).toBeGreaterThanOrEqual(-1e-12);
+    // Every pair of views agrees on their common attributes (non-negative and consistent).
+    for (let a = 0; a < synopsis.views.length; a++)
+      for (let b = a + 1; b < synopsis.views.length; b++) {
+        const va = synopsis.views[a]!;
+        const vb = synopsis.views[b]!;
+        const common = va.attributes.filter((x) => vb.attributes.includes(x));
+        const pa = projectTable(va, common).cells;
+        const pb = projectTable(vb, common).cells;
+        pa.forEach((x, i) => {
+          expect(Math.abs(x - pb[i]!)).toBeLessThan(1e-6);
+        });
+      }
+    // The fitted views (before non-negativity) are consistent by construction.
+    const [f0, f1] = [synopsis.fittedViews[0]!, synopsis.fittedViews[1]!];
+    const common = f0.attributes.filter((x) => f1.attributes.includes(x));
+    const p0 = projectTable(f0, common).cells;
+    const p1 = projectTable(f1, common).cells;
+    p0.forEach((x, i) => {
+      expect(x).toBeCloseTo(p1[i]!, 12);
+    });
+    const answer = synopsis.query([0, 3, 6]);
+    expect(answer.cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
+    for (const x of answer.cells) expect(x).toBeGreaterThanOrEqual(0);
+  });
+
+  it("beats CALM on the same reports: SSE ratio >= 1.3 at eps = 0.2, paired difference at z >= 3", () => {
+    // 12 seeded repetitions of a 3-way query workload on 8 attributes (2 or 3
+    // categories), Markov-chain data, n = 2^14. Measured when written: ratio 1.67
+    // at eps 0.2 (1.36 at eps 0.3, 1.09 at eps 0.5). Asserted: ratio of mean SSEs >= 1.3 and the paired
+    // per-repetition improvement calm - plus has mean/SE >= 3 (z = 3, one-sided).
+    const reps = 12;
+    const differences: number[] = [];
+    let calmTotal = 0;
+    let plusTotal = 0;
+    for (let rep = 0; rep < reps; rep++) {
+      const store = markovStore(seededRng(deriveSeed(7, rep, 1)), n, cardinalities, 0.7);
+      const plan = planCalm({ schema: store.schema, n, eps: 0.2, k: 3 });
+      const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(7, rep, 2)));
+      const queries = randomQueries(seededRng(deriveSeed(7, rep, 3)), cardinalities.length, 3, 20);
+      const truths = queries.map((q) => contingencyTable(store, q).cells);
+      const score = (query: (q: number[]) => { cells: Float64Array }) =>
+        queries.reduce((s, q, i) => s + sse(query(q).cells, truths[i]!), 0) / queries.length;
+      const calm = score(estimateCalm(plan, aggregator).query);
+      const plus = score(estimateCalmPlus(plan, aggregator).query);
+      calmTotal += calm;
+      plusTotal += plus;
+      differences.push(calm - plus);
+    }
+    const mean = differences.reduce((s, x) => s + x, 0) / reps;
+    const variance = differences.reduce((s, x) => s + (x - mean) ** 2, 0) / (reps - 1);
+    const z = mean / Math.sqrt(variance / reps);
+    expect(calmTotal / plusTotal).toBeGreaterThanOrEqual(1.3);
+    expect(z).toBeGreaterThanOrEqual(3);
+  });
+
+  it("reports non-convergence of the non-negativity loop instead of hiding it", () => {
+    const store = markovStore(seededRng(21), 4096, cardinalities, 0.7);
+    const plan = planCalm({ schema: store.schema, n: 4096, eps: 0.3, k: 3 });
+    const aggregator = simulateCalm(plan, store, seededRng(22));
+    const synopsis = estimateCalmPlus(plan, aggregator, {
+      shrinkage: "none",
+      postProcessOptions: { maxRounds: 1 },
+    });
+    expect(synopsis.fittedViews.some((v) => v.cells.some((x) => x < 0))).toBe(true);
+    expect(synopsis.converged).toBe(false);
+    expect(synopsis.postProcess?.converged).toBe(false);
+  });
+
+  it("refuses a query table above its cap with the size it would need, and bad options", () => {
+    const store = markovStore(seededRng(31), 2048, cardinalities, 0.7);
+    const plan = planCalm({ schema: store.schema, n: 2048, eps: 1, k: 3 });
+    const aggregator = simulateCalm(plan, store, seededRng(32));
+    const synopsis = estimateCalmPlus(plan, aggregator, { maxQueryCells: 100 });
+    expect(() => synopsis.query([0, 1, 3, 5, 6])).toThrow(CannotRunError);
+    expect(() => synopsis.query([0, 1, 3, 5, 6])).toThrow(
+      /needs a table of 243 cells, above maxQueryCells = 100/,
+    );
+    expect(synopsis.query([0, 1, 3, 5]).cells.length).toBe(81);
+    expect(() => estimateCalmPlus(plan, aggregator, { shrinkage: "bogus" as never })).toThrow(
+      InvalidParameterError,
+    );
+    expect(() => estimateCalmPlus(plan, aggregator, { maxQueryCells: 0 })).toThrow(/maxQueryCells/);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * calm vs calm-plus on the SAME reports: per repetition, one population sample,
+ * one set of random k-way queries, one count-level simulation of CALM's plan;
+ * then every estimator answers from that aggregator. Prints mean SSE per
+ * estimator and the ratio calm / estimator with its spread over repetitions.
+ *
+ * Run (from packages/experiments):
+ *   nice -n 15 npx tsx bench/calm-plus.ts --data adult --d 15 --k 3 --c 3 --n 65536 \
+ *     --eps 0.2,0.5,1,2 --reps 5 [--variants mixture,order,block,none,mixture-indep] [--seed 1]
+ * Data: adult | nltcs | msnbc (from /work/shared/datasets or --root).
+ */
+import {
+  type CalmPlusShrinkage,
+  estimateCalm,
+  estimateCalmPlus,
+  planCalm,
+  simulateCalm,
+} from "@calm-ldp/calm-core";
+import { parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
+import { loadDataset } from "@calm-ldp/datasets/node";
+import { contingencyTable, randomQueries, sse } from "@calm-ldp/marginal-algebra";
+import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { maxEntropy } from "@calm-ldp/reconstruction";
+
+function argument(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+}
+const root = argument("root", "/work/shared/datasets");
+const dataName = argument("data", "adult");
+const d = Number(argument("d", "15"));
+const k = Number(argument("k", "3"));
+const cArg = argument("c", "");
+const n = Number(argument("n", String(2 ** 16)));
+const epsList = argument("eps", "0.2,0.5,1,2").split(",").map(Number);
+const reps = Number(argument("reps", "5"));
+const seed = Number(argument("seed", "1"));
+const queries = Number(argument("queries", "50"));
+// A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max entropy).
+const variants = argument("variants", "mixture").split(",");
+const variantOptions = (variant: string) => ({
+  shrinkage: variant.replace(/-indep$/, "") as CalmPlusShrinkage,
+  unmeasuredPairs: variant.endsWith("-indep") ? ("independence" as const) : ("prior" as const),
+});
+
+const specs: Record<string, string> = {
+  adult: `adult:${root}/adult`,
+  nltcs: `nltcs:${root}/nltcs/nltcs.csv`,
+  msnbc: `msnbc:${root}/msnbc/msnbc990928.seq.gz`,
+};
+const spec = specs[dataName] ?? dataName;
+const population = await loadDataset(parseDataSpec(spec), { d, ...(cArg ? { c: Number(cArg) } : {}) });
+console.log(
+  `calm vs calm-plus, same reports: ${dataName} d=${d} k=${k}${cArg ? ` c=${cArg}` : ""} n=${n}, ${reps} reps, ${queries} queries, seed ${seed}`,
+);
+const names = ["calm", ...variants.map((v) => `plus-${v}`), "uni", "exact-views"];
+console.log(`eps   ${names.map((x) => x.padStart(12)).join("")}   ratios calm/x (mean, min..max over reps)`);
+for (const eps of epsList) {
+  const sums = names.map(() => 0);
+  const ratios = variants.map(() => [] as number[]);
+  for (let rep = 0; rep < reps; rep++) {
+    const store = sampleUsers(population, n, seededRng(deriveSeed(seed, rep, 1))).store;
+    const qs = randomQueries(seededRng(deriveSeed(seed, rep, 2)), d, k, queries);
+    const truths = qs.map((q) => contingencyTable(store, q).cells);
+    const plan = planCalm({ schema: store.schema, n, eps, k });
+    const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(seed, rep, 3, Math.round(eps * 1000))));
+    const score = (query: (q: number[]) => { cells: Float64Array }) =>
+      qs.reduce((acc, q, i) => acc + sse(query(q).cells, truths[i]!), 0) / qs.length;
+    const base = score(estimateCalm(plan, aggregator).query);
+    sums[0]! += base;
+    // Floor of any estimator on this plan's views: the exact view marginals, answered by max entropy.
+    const exactViews = plan.views.map((view) => contingencyTable(store, view.attributes));
+    sums[names.length - 1]! += score((q) => maxEntropy(exactViews, q).table);
+    sums[names.length - 2]! += score((q) => ({
+      cells: new Float64Array(truths[qs.indexOf(q)]!.length).fill(1 / truths[qs.indexOf(q)]!.length),
+    }));
+    if (rep === 0)
+      process.stdout.write(`[eps ${eps}: l=${plan.l} m=${plan.m} oracle ${plan.views[0]!.oracle}] `);
+    variants.forEach((variant, i) => {
+      const value = score(estimateCalmPlus(plan, aggregator, variantOptions(variant)).query);
+      sums[i + 1]! += value;
+      ratios[i]!.push(base / value);
+    });
+  }
+  const means = sums.map((s) => s / reps);
+  const ratioText = ratios
+    .map((r) => {
+      const mean = means[0]! / means[ratios.indexOf(r) + 1]!;
+      return `${mean.toFixed(2)} (${Math.min(...r).toFixed(2)}..${Math.max(...r).toFixed(2)})`;
+    })
+    .join("  ");
+  console.log(
+    `${String(eps).padEnd(5)} ${means.map((x) => x.toExponential(3).padStart(12)).join("")}   ${ratioText}`,
+  );
+}
