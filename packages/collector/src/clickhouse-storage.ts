@@ -12,8 +12,10 @@ import { InvalidParameterError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import { countsFromRows, roundFromRow, supportFromRows } from "./storage-rows.js";
 
-/** Reports per insert into one shard at most. */
-const MAX_GROUP_REPORTS = 50_000;
+/** Reports per group (one id lookup and one insert into one shard) at most. */
+const MAX_GROUP_REPORTS = 10_000;
+/** Bytes of SQL text the server parses (its default, 256 KiB, holds ~6,700 ids of an `IN` list). */
+const MAX_QUERY_SIZE = 1 << 20;
 /** The cell that marks "one report" in the single counting query (above every view's cells). */
 const REPORT_MARK = 4_294_967_295;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -135,7 +137,10 @@ export async function openClickHouseStorage(
       request_timeout: options.requestTimeout ?? 30_000,
       compression: { response: false, request: false },
       max_open_connections: 16,
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      clickhouse_settings: {
+        output_format_json_quote_64bit_integers: 0,
+        max_query_size: String(MAX_QUERY_SIZE),
+      },
       // Failures reach the caller as StorageError (HTTP 503); the client need not log them too.
       log: { level: ClickHouseLogLevel.OFF },
     }),

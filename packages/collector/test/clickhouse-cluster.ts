@@ -40,7 +40,7 @@ export async function onEveryShard(url: string, sql: string): Promise<string[]> 
   const { shards } = parseClickHouseUrl(url);
   return Promise.all(
     shards.map(async (shard) => {
-      const response = await fetch(`${shard}/`, { method: "POST", body: sql });
+      const response = await fetch(`${shard}/?max_query_size=4000000`, { method: "POST", body: sql });
       const text = await response.text();
       if (!response.ok) throw new Error(`${shard}: ${text}`);
       return text;
