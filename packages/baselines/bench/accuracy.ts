@@ -1,5 +1,5 @@
 /**
- * The accuracy experiments of issue 7. Run: `npx tsx bench/accuracy.ts [section...]`
+ * The accuracy experiments (measured SSE against each closed form). Run: `npx tsx bench/accuracy.ts [section...]`
  * (in packages/baselines; sections: inpht, vary-d, analytic, inpem; default all).
  * Data: i.i.d. Bernoulli(0.3) bits (Cormode et al.'s synthetic data), generated
  * from a seeded xoshiro128** stream; the "chain" data of the InpEM table has

@@ -30,11 +30,11 @@ describe("closed forms (ALGORITHMS.md §4-§5, d = 8, k = 3 binary, eps = 1)", (
   });
 });
 
-describe("measured SSE against each method's own closed form (issue 7: d = 8, k = 3, eps = 1, n = 2^18)", () => {
+describe("measured SSE against each method's own closed form (d = 8, k = 3, eps = 1, n = 2^18)", () => {
   // Count-level, 56 queries per repetition. The spread of the repetitions' mean SSE is
   // about 29% (FC), 24% (FT) and 7% (AM) of the mean (measured, bench/accuracy.ts), so
   // with 80, 80 and 20 repetitions the standard error of the measured mean is at most
-  // 3.3% and the 15% tolerance of the issue is at least 4.5 standard errors: the test
+  // 3.3% and the 15% tolerance is at least 4.5 standard errors: the test
   // fails only if a formula or a method is off.
   const n = 2 ** 18;
   const store = bernoulliStore(seededRng(2018), n, 8, 0.3);

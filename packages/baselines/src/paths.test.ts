@@ -7,7 +7,7 @@ import { chainStore, mixedSchema, moments } from "./test-support.js";
 
 /**
  * The three ways a population reaches an aggregator must give the same
- * distribution of estimates (issue 7): `report` + `add` for every record (the real
+ * distribution of estimates: `report` + `add` for every record (the real
  * client), the batched per-user path, and the count-level simulation. Every method
  * runs on a non-binary schema (cardinalities 3, 2, 4, 5: the binary-encoded
  * methods then exercise the encoding) with correlated attributes, R repetitions

@@ -24,7 +24,7 @@ function isSortedDesign(blocks: number[][], k: number): boolean {
   return ascending && lexicographic;
 }
 
-describe("coveringDesign: the proven optima the issue requires", () => {
+describe("coveringDesign: the proven optima of eight known sizes", () => {
   const required: [number, number, number, number][] = [
     [7, 3, 2, 7],
     [9, 3, 2, 12],

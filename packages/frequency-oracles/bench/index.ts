@@ -1,5 +1,5 @@
 /**
- * Speed of every frequency oracle on the issue's workload: n = 1e6 users with
+ * Speed of every frequency oracle on the benchmark workload: n = 1e6 users with
  * Zipf(1.1) values over D = 64, eps = 1. Run: `npx tsx bench/index.ts` (add
  * `--quick` for n = 1e5). Prints ms per operation (mean and best of the timed
  * iterations), reports per second and ns per report, for:

@@ -3,8 +3,8 @@ import { fail } from "./errors.js";
 
 /**
  * Zipf weights over D values: `w_x = (x + 1)^-exponent / sum_y (y + 1)^-exponent`
- * (value 0 most frequent), fractions summing to 1. The benchmark workload of the
- * issue uses exponent 1.1. O(D).
+ * (value 0 most frequent), fractions summing to 1. The oracle benchmark workload
+ * uses exponent 1.1. O(D).
  */
 export function zipfWeights(domain: number, exponent = 1.1): Float64Array {
   if (!Number.isInteger(domain) || domain < 1) fail("zipfWeights", "domain must be an integer >= 1", domain);

@@ -1,6 +1,6 @@
 /**
  * Speed of maximum-entropy reconstruction. Run: `npx tsx bench/index.ts`.
- * Prints ms per query and sweeps for the figures of the issue (8-way binary, 6-way
+ * Prints ms per query and sweeps for the reconstruction figures (8-way binary, 6-way
  * ternary and 10-way binary marginals from all their pairwise views) and for
  * CALM-shaped synopses (d = 32 binary attributes: 496 pairwise views, or 1,048
  * 8-way views; random 8-way queries).
