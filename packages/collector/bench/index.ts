@@ -1,5 +1,7 @@
 /**
- * Collector benchmark on loopback (DuckDB backend):
+ * Collector benchmark on loopback (`--backend duckdb` (default), `postgres` or
+ * `clickhouse` with `--shards 1|2`; `--collectors N` collector processes share the
+ * store, else one collector runs in this process):
  * 1. sustained ingest: `--reports` simulated users (default 1,000,000) POSTed in
  *    batches of `--batch` (default 100) with `--concurrency` requests in flight
  *    (default 16) from a load-generator process whose bodies are built before the
@@ -11,16 +13,17 @@
  * OUE views of 16 cells at 1,000,000 reports: a report stores ~4.5 support rows).
  * `--grr` plans k = 3 instead (at 1,000,000 reports: l = 3, m = 56 GRR views of
  * 8 cells, one support row per report).
- * Run: `npx tsx bench/index.ts [--reports 1000000] [--batch 100] [--concurrency 16] [--grr]`.
+ * 3. the store's bytes on disk per stored report.
+ * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
+ * [--reports 1000000] [--batch 100] [--concurrency 16] [--grr]`.
  */
 
 import { fork } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { readPlan } from "@calm-ldp/client";
 import { Bench } from "tinybench";
-import { estimateMarginal, openDuckDbStorage, startCollector } from "../src/index.js";
+import { estimateMarginal, startCollector } from "../src/index.js";
+import { type CollectorProcess, spawnCollector } from "../test/support.js";
+import { type BackendName, benchBackend } from "./backends.js";
 
 function argument(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,14 +33,29 @@ const reports = argument("reports", 1_000_000);
 const batch = argument("batch", 100);
 const concurrency = argument("concurrency", 16);
 const grr = process.argv.includes("--grr");
+const backendIndex = process.argv.indexOf("--backend");
+const backendName = (backendIndex >= 0 ? process.argv[backendIndex + 1] : "duckdb") as BackendName;
+if (!["duckdb", "postgres", "clickhouse"].includes(backendName))
+  throw new Error(`--backend must be duckdb, postgres or clickhouse (got ${backendName})`);
+const shards = argument("shards", 2);
+const collectors = argument("collectors", 1);
+if (backendName === "duckdb" && collectors > 1) throw new Error("DuckDB: one collector process per file");
 const k = grr ? 3 : 8;
 const TOKEN = "bench-admin-token-0123456789";
 const data = "synthetic:bn?strength=0.5&parents=2&seed=1";
 
-const dir = mkdtempSync(join(tmpdir(), "calm-collector-bench-"));
-const file = join(dir, "bench.duckdb");
-const storage = await openDuckDbStorage(file);
+const backend = await benchBackend(backendName, shards);
+const storage = await backend.open();
 const collector = await startCollector({ storage, adminToken: TOKEN });
+// With --collectors N, N collector processes on the same store take the load (the one
+// in this process only creates the round and answers queries).
+const processes: CollectorProcess[] = [];
+if (collectors > 1) {
+  process.env.CALM_LDP_ADMIN_TOKEN = TOKEN;
+  for (let i = 0; i < collectors; i++)
+    processes.push(await spawnCollector(backendName as "postgres" | "clickhouse", backend.location));
+}
+const ingestUrls = processes.length > 0 ? processes.map((p) => p.url) : [collector.url];
 const admin = { authorization: `Bearer ${TOKEN}` };
 const attributes = Array.from({ length: 8 }, (_, i) => ({ name: `x${i}`, cardinality: 2 }));
 const created = (await (
@@ -50,7 +68,7 @@ const created = (await (
 const plan = readPlan(created.plan);
 const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
 console.log(
-  `collector benchmark (DuckDB, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+  `collector benchmark (${backend.description}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
 
 // 1. Sustained ingest.
@@ -60,7 +78,7 @@ const message = <T>() =>
     worker.once("message", (m) => resolve(m as T));
     worker.once("error", reject);
   });
-worker.send({ url: collector.url, round: created.round, plan, reports, batch, concurrency, seed: 1, data });
+worker.send({ urls: ingestUrls, round: created.round, plan, reports, batch, concurrency, seed: 1, data });
 const ready = await message<{ requests: number; bytes: number }>();
 console.log(
   `  load generator ready: ${ready.requests} requests, ${(ready.bytes / ready.requests).toFixed(0)} bytes each`,
@@ -81,8 +99,11 @@ console.log(
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
 );
-const bytes = [file, `${file}.wal`].filter(existsSync).reduce((s, f) => s + statSync(f).size, 0);
-console.log(`  database file + write-ahead log: ${(bytes / 2 ** 20).toFixed(0)} MiB`);
+for (const p of processes) await p.kill("SIGTERM");
+const bytes = await backend.bytes();
+console.log(
+  `  ${backendName === "duckdb" ? "database file + write-ahead log" : "tables on disk"}: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / status.accepted).toFixed(1)} bytes per report`,
+);
 
 // 2. The 8-way marginal query.
 const query = attributes.map((a) => a.name).join(",");
@@ -97,7 +118,7 @@ bench
     ).json()) as { cells: number[] };
     checksum += answer.cells[0]!;
   })
-  .add("  SQL GROUP BY view / view, cell (DuckDB)", async () => {
+  .add(`  SQL GROUP BY view / view, cell (${backend.description})`, async () => {
     checksum += (await storage.supportCounts(round)).reportsPerView[0]!;
   })
   .add("  estimate + post-process + 8-way answer (JS)", () => {
@@ -115,4 +136,4 @@ for (const task of bench.tasks) {
 }
 console.log(`  (checksum ${checksum.toFixed(6)})`);
 await collector.close();
-rmSync(dir, { recursive: true, force: true });
+await backend.dispose();

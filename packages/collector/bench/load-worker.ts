@@ -11,7 +11,8 @@ import { generateFromSpec } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
 
 interface LoadJob {
-  url: string;
+  /** Collector base URLs: request i goes to urls[i mod urls.length]. */
+  urls: string[];
   round: string;
   plan: CalmPlan;
   reports: number;
@@ -42,7 +43,7 @@ process.send!({ kind: "ready", requests: bodies.length, bytes: bodies.reduce((s,
 
 process.once("message", async () => {
   const latencies = new Float64Array(bodies.length);
-  const url = `${job.url}/v1/rounds/${job.round}/reports`;
+  const urls = job.urls.map((url) => `${url}/v1/rounds/${job.round}/reports`);
   let next = 0;
   let failed = 0;
   const started = performance.now();
@@ -50,7 +51,7 @@ process.once("message", async () => {
     while (next < bodies.length) {
       const i = next++;
       const t = performance.now();
-      const response = await fetch(url, {
+      const response = await fetch(urls[i % urls.length]!, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: bodies[i]!,

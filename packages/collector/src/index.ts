@@ -12,6 +12,13 @@ export type {
 } from "./api.js";
 export { bearerChecker } from "./auth.js";
 export { decodeBase64 } from "./base64-decode.js";
+export {
+  type ClickHouseLocation,
+  type ClickHouseStorageOptions,
+  openClickHouseStorage,
+  parseClickHouseUrl,
+  shardOf,
+} from "./clickhouse-storage.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
 export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";

@@ -95,7 +95,7 @@ export interface CollectorProcess {
 
 /** Spawn a collector process and wait (up to 60 s) until it listens. */
 export function spawnCollector(
-  backend: "duckdb" | "postgres",
+  backend: "duckdb" | "postgres" | "clickhouse",
   location: string,
   port = 0,
 ): Promise<CollectorProcess> {

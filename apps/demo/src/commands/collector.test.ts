@@ -42,6 +42,9 @@ describe("calm-ldp collector", () => {
     await expect(
       run(["serve", "--db", join(dir, "x.duckdb"), "--postgres", "postgres://h/db"]),
     ).rejects.toThrow(/--db or --postgres, not both/);
+    await expect(
+      run(["serve", "--db", join(dir, "x.duckdb"), "--clickhouse", "http://127.0.0.1:9/db"]),
+    ).rejects.toThrow(/--clickhouse alone/);
     delete process.env[ADMIN_TOKEN_VARIABLE];
     await expect(run(["status", "--url", "http://127.0.0.1:9", "--round", "r"])).rejects.toThrow(
       /set CALM_LDP_ADMIN_TOKEN/,

@@ -15,6 +15,7 @@ type Subcommand = (typeof SUBCOMMANDS)[number];
 interface CollectorOptions {
   db?: string;
   postgres?: string;
+  clickhouse?: string;
   host: string;
   port: number;
   "max-batch": number;
@@ -36,7 +37,7 @@ interface CollectorOptions {
 
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
-  serve: ["db", "postgres", "host", "port", "max-batch"],
+  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch"],
   simulate: [
     "url",
     "round",
@@ -103,9 +104,16 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
   const token = adminToken("serve");
   if (options.db !== undefined && options.postgres !== undefined)
     throw new UsageError("collector serve: give --db or --postgres, not both");
-  const db = options.db ?? (options.postgres === undefined ? "collector.duckdb" : undefined);
+  if (options.clickhouse !== undefined && (options.db !== undefined || options.postgres !== undefined))
+    throw new UsageError("collector serve: give --clickhouse alone, not with --db or --postgres");
+  const shared = options.postgres !== undefined || options.clickhouse !== undefined;
+  const db = options.db ?? (shared ? undefined : "collector.duckdb");
   const storage = await openStorage(
-    options.postgres !== undefined ? { postgres: options.postgres } : { duckdb: db! },
+    options.clickhouse !== undefined
+      ? { clickhouse: options.clickhouse }
+      : options.postgres !== undefined
+        ? { postgres: options.postgres }
+        : { duckdb: db! },
   );
   const collector = await startCollector({
     storage,
@@ -125,7 +133,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
   return {
     url: collector.url,
     storage: storage.backend,
-    ...(db !== undefined && options.postgres === undefined ? { db } : {}),
+    ...(db !== undefined && !shared ? { db } : {}),
     stoppedBy: signal,
     seconds: (Date.now() - started) / 1000,
   };
@@ -245,6 +253,11 @@ export const collectorCommand: Command = {
     postgres: {
       type: "string",
       description: "serve: PostgreSQL URL instead of DuckDB (postgres://user:pw@host:port/db)",
+    },
+    clickhouse: {
+      type: "string",
+      description:
+        "serve: ClickHouse cluster instead of DuckDB, one HTTP endpoint per shard (http://host:port,host:port/database?cluster=name)",
     },
     host: { type: "string", description: "serve: interface to listen on", default: "127.0.0.1" },
     port: {

@@ -1,0 +1,133 @@
+/**
+ * The collector benchmark's stores: a fresh DuckDB file, a fresh PostgreSQL
+ * database (`CALM_LDP_BENCH_POSTGRES_URL`, else the server .ci/setup-postgres
+ * starts), or a fresh database on the ClickHouse cluster
+ * (`CALM_LDP_BENCH_CLICKHOUSE_URL`, else the two-shard cluster .ci/setup-clickhouse
+ * starts; `shards: 1` uses its one-shard cluster `calm_ldp_1`). Each reports the
+ * bytes its data occupies on disk, so the benchmark can print bytes per report.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import {
+  type CollectorStorage,
+  openClickHouseStorage,
+  openDuckDbStorage,
+  openPostgresStorage,
+  parseClickHouseUrl,
+} from "../src/index.js";
+
+export type BackendName = "duckdb" | "postgres" | "clickhouse";
+
+export interface BenchBackend {
+  readonly name: BackendName;
+  /** What `test/fixtures/serve.ts` needs to open the same store in another process. */
+  readonly location: string;
+  readonly description: string;
+  open(): Promise<CollectorStorage>;
+  /** Bytes of the collector's tables on disk (all shards). */
+  bytes(): Promise<number>;
+  /** Run SQL on the store (ClickHouse: on every shard) and return the text answers. */
+  sql(statement: string): Promise<string[]>;
+  dispose(): Promise<void>;
+}
+
+const ci = fileURLToPath(new URL("../../../.ci/", import.meta.url));
+const setup = (script: string) =>
+  execFileSync("bash", [join(ci, script)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    .trim()
+    .split("\n")
+    .pop()!;
+
+export async function benchBackend(name: BackendName, shards: number): Promise<BenchBackend> {
+  if (name === "duckdb") {
+    const dir = mkdtempSync(join(tmpdir(), "calm-collector-bench-"));
+    const file = join(dir, "bench.duckdb");
+    return {
+      name,
+      location: file,
+      description: "DuckDB file",
+      open: () => openDuckDbStorage(file),
+      bytes: async () => [file, `${file}.wal`].filter(existsSync).reduce((s, f) => s + statSync(f).size, 0),
+      sql: async () => {
+        throw new Error("sql: not for DuckDB here");
+      },
+      dispose: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  if (name === "postgres") {
+    const server = process.env.CALM_LDP_BENCH_POSTGRES_URL ?? setup("setup-postgres");
+    const database = `calm_bench_${process.pid}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    const url = new URL(server);
+    url.pathname = `/${database}`;
+    const location = url.toString();
+    const query = async (statement: string) => {
+      const client = new pg.Client({ connectionString: location });
+      await client.connect();
+      try {
+        return (await client.query({ text: statement, rowMode: "array" })).rows.map((r) => r.join("\t"));
+      } finally {
+        await client.end();
+      }
+    };
+    return {
+      name,
+      location,
+      description: "PostgreSQL",
+      open: () => openPostgresStorage(location),
+      bytes: async () =>
+        Number(
+          (
+            await query(
+              "SELECT sum(pg_total_relation_size(oid)) FROM pg_class WHERE relname LIKE 'calm\\_%' AND relkind = 'r'",
+            )
+          )[0],
+        ),
+      sql: async (statement) => query(statement),
+      dispose: async () => {
+        const client = new pg.Client({ connectionString: server });
+        await client.connect();
+        await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await client.end();
+      },
+    };
+  }
+  const cluster = process.env.CALM_LDP_BENCH_CLICKHOUSE_URL ?? setup("setup-clickhouse");
+  const parsed = parseClickHouseUrl(cluster);
+  const database = `calm_bench_${process.pid}`;
+  const hosts = parsed.shards.slice(0, shards).map((s) => s.replace(/^https?:\/\//, ""));
+  if (hosts.length < shards) throw new Error(`the cluster has ${parsed.shards.length} shards, not ${shards}`);
+  const location = `http://${hosts.join(",")}/${database}?cluster=${shards === parsed.shards.length ? parsed.cluster : `${parsed.cluster}_${shards}`}`;
+  const sql = (statement: string) =>
+    Promise.all(
+      parsed.shards.slice(0, shards).map(async (shard) => {
+        const response = await fetch(`${shard}/?max_query_size=4000000`, { method: "POST", body: statement });
+        const text = await response.text();
+        if (!response.ok) throw new Error(`${shard}: ${text}`);
+        return text.trim();
+      }),
+    );
+  return {
+    name,
+    location,
+    description: `ClickHouse ${shards} shard${shards > 1 ? "s" : ""}`,
+    open: () => openClickHouseStorage(location),
+    bytes: async () =>
+      (
+        await sql(
+          `SELECT sum(bytes_on_disk) FROM system.parts WHERE database = '${database}' AND active AND table LIKE 'calm\\_%'`,
+        )
+      ).reduce((s, b) => s + Number(b), 0),
+    sql,
+    dispose: async () => {
+      await sql(`DROP DATABASE IF EXISTS ${database}`);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { parseClickHouseUrl } from "../src/index.js";
+import { packageDir } from "./support.js";
+
+const script = join(packageDir, "..", "..", ".ci", "setup-clickhouse");
+
+/**
+ * The two-shard cluster: CALM_LDP_TEST_CLICKHOUSE_URL when set, otherwise the one
+ * .ci/setup-clickhouse installs (apt-get, Debian package) and starts on 127.0.0.1.
+ * Only when that script reports that ClickHouse cannot be installed here (exit 3: no
+ * apt-get, or neither root nor passwordless sudo) and we are not under CI do the
+ * suites skip, loudly; under CI that is a failure.
+ */
+export function clickhouseCluster(): { url?: string; unavailable?: string } {
+  if (process.env.CALM_LDP_TEST_CLICKHOUSE_URL) return { url: process.env.CALM_LDP_TEST_CLICKHOUSE_URL };
+  try {
+    const out = execFileSync("bash", [script], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 600_000,
+    });
+    return { url: out.trim().split("\n").pop()! };
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
+    if (status === 3 && !process.env.CI) return { unavailable: stderr };
+    throw new Error(`.ci/setup-clickhouse failed (exit ${status}): ${stderr}`);
+  }
+}
+
+/** The cluster URL with its own fresh database (the storage creates it on every shard). */
+export function freshDatabase(url: string, name: string): string {
+  const database = `calm_test_${name}_${process.pid}_${Date.now()}`;
+  return url.replace(/\/[A-Za-z0-9_]*(\?|$)/, `/${database}$1`);
+}
+
+/** Run one SQL statement on every shard of `url` (HTTP interface). */
+export async function onEveryShard(url: string, sql: string): Promise<string[]> {
+  const { shards } = parseClickHouseUrl(url);
+  return Promise.all(
+    shards.map(async (shard) => {
+      const response = await fetch(`${shard}/?max_query_size=4000000`, { method: "POST", body: sql });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${shard}: ${text}`);
+      return text;
+    }),
+  );
+}
+
+/** Drop the database of `url` on every shard. */
+export async function dropDatabase(url: string): Promise<void> {
+  await onEveryShard(url, `DROP DATABASE IF EXISTS ${parseClickHouseUrl(url).database}`);
+}
+
+/** Stop (SIGTERM, waited for) or start shard `n` (1-based) of the cluster .ci/setup-clickhouse runs. */
+export function shard(action: "stop" | "start", n: number): void {
+  execFileSync("bash", [script, action, String(n)], { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 });
+}
