@@ -1,3 +1,4 @@
+import { instantaneousLayer, supportEstimate } from "@calm-ldp/frequency-oracles";
 import {
   createTable,
   type MarginalSynopsis,
@@ -11,6 +12,7 @@ import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm
 import type { CalmAggregator } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
 import { InvalidParameterError } from "./errors.js";
+import { planRuntime } from "./runtime.js";
 
 /** Options of {@link estimateCalm}. */
 export interface CalmEstimateOptions {
@@ -20,6 +22,14 @@ export interface CalmEstimateOptions {
   postProcessOptions?: PostProcessOptions;
   /** Options of the maximum-entropy fit for queries no view covers. */
   maxEntropy?: Omit<MaxEntropyOptions, "cardinalities">;
+  /**
+   * The eps of the clients' instantaneous layer, when reports are fresh
+   * randomizations of memoized responses (`@calm-ldp/client`'s `createReporter`
+   * with `instantEps`). Every view is then estimated with the composed support
+   * probabilities (P, Q) of `instantaneousLayer` of @calm-ldp/frequency-oracles:
+   * f(x) = (C(x)/N - Q) / (P - Q), unbiased. Absent: the oracles' own estimate.
+   */
+  instantEps?: number;
 }
 
 /** The answer to one query, with how it was obtained. */
@@ -46,13 +56,23 @@ export interface CalmSynopsis extends MarginalSynopsis {
   answer(attributes: readonly number[]): CalmAnswer;
 }
 
+function composedEstimate(
+  oracle: Parameters<typeof instantaneousLayer>[0],
+  counts: CalmAggregator["views"][number],
+  instantEps: number,
+): Float64Array {
+  const layer = instantaneousLayer(oracle, instantEps);
+  return supportEstimate(counts.counts(), counts.reports, layer.p, layer.q);
+}
+
 /**
  * Server side of CALM after collection (§4.2-4.5): estimate every view with its
  * oracle (unbiased fractions), make the views consistent and non-negative
  * (ALGORITHMS.md §3.2-3.3, alternating up to the round cap), and return a
  * synopsis that answers any marginal query: by projection when a view covers it,
  * otherwise by maximum entropy over the views' intersections with the query (§3.4),
- * for any query size. Cost: O(sum of view cells) per post-processing round;
+ * for any query size. With `options.instantEps` the views are de-biased for the
+ * composed permanent + instantaneous mechanism instead (see that option). Cost: O(sum of view cells) per post-processing round;
  * a query costs one projection or one IPF fit.
  */
 export function estimateCalm(
@@ -72,7 +92,11 @@ export function estimateCalm(
       emptyViews.push(i);
       return uniformTable(view.attributes, viewCardinalities);
     }
-    return createTable(view.attributes, viewCardinalities, { cells: counts.estimate(), unit: "fraction" });
+    const cells =
+      options.instantEps === undefined
+        ? counts.estimate()
+        : composedEstimate(planRuntime(plan).oracles[i]!, counts, options.instantEps);
+    return createTable(view.attributes, viewCardinalities, { cells, unit: "fraction" });
   });
   const postProcess =
     options.postProcess === false ? undefined : postProcessViews(rawViews, options.postProcessOptions);

@@ -68,3 +68,105 @@ export interface HttpOptions {
   readonly fetch?: typeof fetch;
   readonly signal?: AbortSignal;
 }
+
+/**
+ * Where a {@link createReporter} keeps its state between starts: a string per key.
+ * `read` resolves `undefined` for a key never written. Both reject when the
+ * storage is unavailable or full; the reporter then throws `ReporterError`
+ * ("storage") and changes nothing. Adapters: `memoryStorage`,
+ * `localStorageStorage`, `indexedDbStorage`, and `fileStorage` from
+ * `@calm-ldp/client/node`.
+ */
+export interface ReporterStorage {
+  read(key: string): Promise<string | undefined>;
+  write(key: string, value: string): Promise<void>;
+}
+
+/** Options of {@link createReporter}. */
+export interface ReporterOptions {
+  /** The campaign's plan (one plan for every round of the campaign). */
+  readonly plan: CalmPlan;
+  /** Where the state (group, memoized responses, ledger, offline queue) is kept. */
+  readonly storage: ReporterStorage;
+  /** The most eps this device may spend in the campaign; a report needing more throws `ReporterError` ("budget"). */
+  readonly maxEps: number;
+  /** Eps of the instantaneous layer (fresh randomization of the memoized response per report); absent: reports re-send the memoized response. */
+  readonly instantEps?: number;
+  /** The campaign's id: the state's key (default "default"). */
+  readonly campaign?: string;
+  /**
+   * Delivers reports of one round, resolving once the collector stored them
+   * (e.g. `(round, reports) => sendReports(url, round, reports)`). Absent:
+   * reports stay pending until a reporter with `send` flushes them.
+   */
+  readonly send?: (round: string, reports: readonly WireReport[]) => Promise<unknown>;
+  /** Random source (default: the platform's cryptographic generator). */
+  readonly rng?: Rng;
+  /** The group the collector assigned (plans with `assignment: "assigned"` only). */
+  readonly view?: number;
+}
+
+/** A report waiting for the collector's acknowledgement, kept across restarts and retried with the same id. */
+export interface PendingReport {
+  readonly round: string;
+  readonly report: WireReport;
+}
+
+/**
+ * How the state was found when the reporter started: "new" (none stored),
+ * "restored", or started fresh because the stored state was "corrupt" (bad
+ * format, version or checksum) or "foreign" (another campaign or plan).
+ */
+export type ReporterStart = "new" | "restored" | "corrupt" | "foreign";
+
+/** What the device has spent in the campaign (see {@link Reporter.ledger}). */
+export interface ReporterLedger {
+  readonly campaign: string;
+  /** Eps spent: plan eps x distinct (view, cell) values memoized. */
+  readonly eps: number;
+  readonly maxEps: number;
+  /** The plan's eps, spent once per memoized value. */
+  readonly planEps: number;
+  /** Distinct (view, cell) values with a memoized permanent response. */
+  readonly memoized: number;
+  /** The user's group (undefined before the first report). */
+  readonly view: number | undefined;
+  /** Rounds reported in. */
+  readonly rounds: number;
+  /**
+   * What one report alone reveals (its exact worst log-ratio): the plan eps, or
+   * with the instantaneous layer the composed mechanism's (smaller). Any number of
+   * reports of one memoized value together reveal at most `planEps`: the layer is
+   * post-processing and is not charged to the ledger.
+   */
+  readonly reportEps: number;
+  readonly start: ReporterStart;
+}
+
+/** The outcome of delivering pending reports. */
+export interface FlushResult {
+  /** Reports the collector acknowledged (removed from the queue). */
+  readonly sent: number;
+  /** Reports still pending (the collector could not be reached or failed). */
+  readonly pending: number;
+  /** Reports the collector refused for good (4xx: closed round, unknown campaign, ...), removed from the queue. */
+  readonly refused: readonly (PendingReport & { readonly reason: string; readonly status: number })[];
+}
+
+/** A persistent reporter ({@link createReporter}). */
+export interface Reporter {
+  /**
+   * Report `record` for round `round`: the memoized response (drawn now if the
+   * record's cell is new, spending plan eps) through the optional instantaneous
+   * layer, persisted in the queue, then delivered. Resolves with the report and
+   * the delivery outcome.
+   */
+  report(
+    record: ArrayLike<number>,
+    options: { round: string },
+  ): Promise<{ report: WireReport; flush: FlushResult }>;
+  /** Retry every pending report (same ids). */
+  flush(): Promise<FlushResult>;
+  ledger(): ReporterLedger;
+  pending(): readonly PendingReport[];
+}

@@ -49,7 +49,7 @@ async function bundle(kind: "src" | "dist") {
 }
 
 describe("browser bundle", () => {
-  it(`the whole client entry, minified for browsers, is at most ${BUDGET_BYTES} bytes gzipped, with no Node built-ins`, async () => {
+  it(`the whole client entry (createReporter and indexedDbStorage included), minified for browsers, is at most ${BUDGET_BYTES} bytes gzipped, with no Node built-ins`, async () => {
     const { result, code, gzipped } = await bundle("src");
     // Modules that contribute bytes to the output (parsed-but-shaken modules contribute 0).
     const output = Object.values(result.metafile.outputs)[0]!;
@@ -66,6 +66,11 @@ describe("browser bundle", () => {
       inputs.filter((path) => /frequency-oracles\/src\/(ss|hr|olh|local-hash|registry)\.ts$/.test(path)),
     ).toEqual([]);
     expect(new TextDecoder().decode(code)).not.toMatch(/Math\.random/);
+    // The persistent reporter and the IndexedDB adapter are in it; the Node file storage is not.
+    expect(
+      inputs.filter((path) => /(^|client\/)src\/(create-reporter|storage|reporter-state)\.ts$/.test(path)),
+    ).toHaveLength(3);
+    expect(inputs.some((path) => /(^|client\/)src\/node\.ts$/.test(path))).toBe(false);
   });
 
   it(`against the built packages (what npm users bundle) it is within ${BUDGET_BYTES} bytes gzipped too`, async () => {

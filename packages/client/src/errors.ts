@@ -43,3 +43,21 @@ export class CollectorResponseError extends CalmLdpError {
 export function wireError(where: string, problem: WireProblem, detail: string): never {
   throw new WireFormatError(`${where}: ${detail}`, problem);
 }
+
+/**
+ * Why a reporter refused: "budget" (the report needs more eps than maxEps),
+ * "round" (this round was already reported), "storage" (the state could not be
+ * read or written: unavailable or full), "options" (bad reporter options).
+ */
+export type ReporterProblem = "budget" | "round" | "storage" | "options";
+
+/** A persistent reporter refused; nothing was sent and its state is unchanged. */
+export class ReporterError extends Error {
+  override readonly name = "ReporterError";
+  constructor(
+    message: string,
+    readonly problem: ReporterProblem,
+  ) {
+    super(message);
+  }
+}

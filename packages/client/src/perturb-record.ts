@@ -11,14 +11,16 @@ import { type Rng, uniformInt } from "@calm-ldp/random";
 /** The oracles a client can run, by the plan's oracle name (no registry: the bundle keeps only these). */
 const FACTORIES = { grr: createGrr, oue: createOue, sue: createSue } as const;
 
-interface ClientRuntime {
+/** @internal The oracles of a plan's views, built once per plan object. */
+export interface ClientRuntime {
   oracles: FrequencyOracle<unknown>[];
   cardinalities: number[][];
 }
 
 const runtimes = new WeakMap<CalmPlan, ClientRuntime>();
 
-function runtimeOf(plan: CalmPlan): ClientRuntime {
+/** @internal */
+export function runtimeOf(plan: CalmPlan): ClientRuntime {
   let runtime = runtimes.get(plan);
   if (!runtime) {
     const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
@@ -56,22 +58,7 @@ export function perturbRecord(
   rng: Rng,
   view: number | undefined,
 ): CalmReport {
-  const attributes = plan.schema.attributes;
-  const d = attributes.length;
-  if (!record || record.length !== d) {
-    throw new InvalidRecordError(
-      `createReport: a record must have ${d} values, one per schema attribute (got ${record?.length})`,
-    );
-  }
-  for (let a = 0; a < d; a++) {
-    const v = record[a]!;
-    const c = attributes[a]!.labels.length;
-    if (!Number.isInteger(v) || v < 0 || v >= c) {
-      throw new InvalidRecordError(
-        `createReport: value of attribute ${a} (${attributes[a]!.name}) must be an integer in [0, ${c}) (got ${v})`,
-      );
-    }
-  }
+  checkRecord(plan, record, "createReport");
   if (view !== undefined) {
     if (!Number.isInteger(view) || view < 0 || view >= plan.views.length)
       throw new InvalidParameterError(
@@ -85,4 +72,27 @@ export function perturbRecord(
   const runtime = runtimeOf(plan);
   const cell = recordCellIndex(record, plan.views[view]!.attributes, runtime.cardinalities[view]!);
   return { view, report: runtime.oracles[view]!.perturb(cell, rng) };
+}
+
+/**
+ * Throw calm-core's `InvalidRecordError` (naming `where`) unless `record` has one
+ * integer value per schema attribute, each in [0, cardinality). O(d). @internal
+ */
+export function checkRecord(plan: CalmPlan, record: ArrayLike<number>, where: string): void {
+  const attributes = plan.schema.attributes;
+  const d = attributes.length;
+  if (!record || record.length !== d) {
+    throw new InvalidRecordError(
+      `${where}: a record must have ${d} values, one per schema attribute (got ${record?.length})`,
+    );
+  }
+  for (let a = 0; a < d; a++) {
+    const v = record[a]!;
+    const c = attributes[a]!.labels.length;
+    if (!Number.isInteger(v) || v < 0 || v >= c) {
+      throw new InvalidRecordError(
+        `${where}: value of attribute ${a} (${attributes[a]!.name}) must be an integer in [0, ${c}) (got ${v})`,
+      );
+    }
+  }
 }

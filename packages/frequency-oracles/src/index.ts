@@ -34,6 +34,7 @@ export { fnv1a32, parameterText } from "./fingerprint.js";
 export { createGrr } from "./grr.js";
 export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";
 export { createHr, MAX_HR_DOMAIN } from "./hr.js";
+export { type InstantaneousLayer, instantaneousLayer } from "./instantaneous.js";
 export { normSub } from "./norm-sub.js";
 export { createOlh, MAX_HASH_RANGE } from "./olh.js";
 export { createOue } from "./oue.js";
