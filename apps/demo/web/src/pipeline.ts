@@ -114,7 +114,8 @@ export function runPipeline(
         instrumentMethod(factory(id, methodOptions), {
           ...(perturbation ? { rng: perturbation } : {}),
           onPlan(plan) {
-            if (rep === 0 && plan.method === "calm")
+            // calm-plus shares CALM's plan (plan.method is "calm"): show it once, for calm.
+            if (rep === 0 && id === "calm" && plan.method === "calm")
               emit({ type: "plan", plan: summarizeCalmPlan(plan as CalmPlan) });
           },
           onSynopsis(synopsis, parameters) {
