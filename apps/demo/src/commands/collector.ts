@@ -121,6 +121,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     host: options.host,
     port: options.port,
     maxBatch: options["max-batch"],
+    log: context.log,
   });
   const started = Date.now();
   context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
