@@ -10,12 +10,20 @@ import type {
   StoredRound,
 } from "./api.js";
 import { bearerChecker } from "./auth.js";
+import { CorsPolicy } from "./cors.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { InvalidParameterError, RequestRejectedError, reject, StorageError } from "./errors.js";
 import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
+import {
+  MARGINALS_QUERY,
+  PLAN_ROUTE,
+  REPORTS_ROUTE,
+  ROUND_BODY,
+  ROUND_PARAMS,
+  reportsBodySchema,
+} from "./schemas.js";
 import { RETRY_AFTER_SECONDS, StorageHealth } from "./storage-health.js";
-import { MARGINALS_QUERY, REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS, reportsBodySchema } from "./schemas.js";
 import { validateBatch } from "./validate-batch.js";
 
 /** Fastify's own client errors, by code: the collector's status and reason for each. */
@@ -56,6 +64,11 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * `storage-unavailable` with `Retry-After`, nothing is acknowledged, and the
  * collector resumes by itself once a storage call succeeds again; one log line
  * marks each change (`log`, default stderr) and `refused` counts those answers.
+ * CORS (`allowOrigins`, default none): only the plan and report endpoints answer
+ * a preflight (`OPTIONS`, 204) and carry `Access-Control-Allow-Origin: <origin>`,
+ * for exactly the allowed origins (never `*`); every other preflight is refused
+ * (403 `cross-origin-refused`, no allow header) and admin endpoints never carry
+ * CORS headers.
  * Admin routes need `Authorization: Bearer <adminToken>` (401 when missing, 403
  * when wrong; compared in constant time). Every error is JSON `{statusCode,
  * reason, message}` without stack traces; refused report batches are counted
@@ -74,6 +87,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit, 1 << 20);
   const maxQueryCells = positiveInteger("maxQueryCells", options.maxQueryCells, 1 << 20);
   const checkToken = bearerChecker(adminToken);
+  const cors = new CorsPolicy(options.allowOrigins ?? []);
   const rounds = new Map<string, StoredRound>();
 
   const app = Fastify({
@@ -152,6 +166,22 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
 
   app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
 
+  // Preflights: the two browser endpoints answer allowed origins; everything else is refused.
+  const refusePreflight = (reply: FastifyReply) =>
+    send(
+      reply,
+      403,
+      "cross-origin-refused",
+      "cross-origin requests are allowed only to the plan and report endpoints, from the origins given with allowOrigins",
+    );
+  app.options(PLAN_ROUTE, (request, reply) =>
+    cors.preflight(request, reply, "GET") ? reply.send() : refusePreflight(reply),
+  );
+  app.options(REPORTS_ROUTE, (request, reply) =>
+    cors.preflight(request, reply, "POST") ? reply.send() : refusePreflight(reply),
+  );
+  app.options("*", (_request, reply) => refusePreflight(reply));
+
   app.get("/healthz", async (_request, reply) => {
     try {
       await storage.ping();
@@ -184,8 +214,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
 
   app.get<{ Params: RoundParams }>(
-    "/v1/rounds/:id/plan",
-    { schema: { params: ROUND_PARAMS } },
+    PLAN_ROUTE,
+    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
     async (request) => {
       const round = await findRound(request.params.id);
       return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, plan: round.plan };
@@ -195,6 +225,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   app.post<{ Params: RoundParams; Body: { round: string; reports: [] } }>(
     REPORTS_ROUTE,
     {
+      onRequest: cors.decorate,
       schema: {
         params: ROUND_PARAMS,
         body: reportsBodySchema(4 * Math.ceil(Math.ceil(MAX_VIEW_CELLS / 8) / 3)),
