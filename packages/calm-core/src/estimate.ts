@@ -9,9 +9,8 @@ import {
   uniformTable,
 } from "@calm-ldp/marginal-algebra";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
-import type { CalmAggregator } from "./aggregator.js";
+import { type CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
-import { InvalidParameterError } from "./errors.js";
 import { planRuntime } from "./runtime.js";
 
 /** Options of {@link estimateCalm}. */
@@ -80,9 +79,7 @@ export function estimateCalm(
   aggregator: CalmAggregator,
   options: CalmEstimateOptions = {},
 ): CalmSynopsis {
-  if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
-    throw new InvalidParameterError("estimateCalm: the aggregator belongs to a different plan");
-  }
+  checkAggregatorPlan("estimateCalm", plan, aggregator);
   const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
   const emptyViews: number[] = [];
   const rawViews = plan.views.map((view, i) => {
