@@ -19,6 +19,7 @@ export {
   parseClickHouseUrl,
   shardOf,
 } from "./clickhouse-storage.js";
+export { CorsPolicy, parseAllowedOrigins } from "./cors.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
 export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";

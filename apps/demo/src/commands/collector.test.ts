@@ -45,6 +45,21 @@ describe("calm-ldp collector", () => {
     await expect(
       run(["serve", "--db", join(dir, "x.duckdb"), "--clickhouse", "http://127.0.0.1:9/db"]),
     ).rejects.toThrow(/--clickhouse alone/);
+    await expect(
+      run([
+        "serve",
+        "--db",
+        join(dir, "x.duckdb"),
+        "--allow-origin",
+        "https://ok.example,https://bad.example/app",
+      ]),
+    ).rejects.toThrow(/collector serve: --allow-origin: "https:\/\/bad\.example\/app" is not an origin/);
+    await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--allow-origin", "*"])).rejects.toThrow(
+      /wildcards and null origins are never allowed/,
+    );
+    await expect(
+      run(["status", "--url", "http://127.0.0.1:9", "--round", "r", "--allow-origin", "https://a.example"]),
+    ).rejects.toThrow(/--allow-origin does not apply to status/);
     delete process.env[ADMIN_TOKEN_VARIABLE];
     await expect(run(["status", "--url", "http://127.0.0.1:9", "--round", "r"])).rejects.toThrow(
       /set CALM_LDP_ADMIN_TOKEN/,
@@ -73,6 +88,8 @@ describe("calm-ldp collector", () => {
         join(dir, "cli.duckdb"),
         "--port",
         "0",
+        "--allow-origin",
+        "http://localhost:5173",
         "--json",
       ],
       {
@@ -99,6 +116,19 @@ describe("calm-ldp collector", () => {
           }
         });
       });
+      // --allow-origin: a page on that origin may post reports (preflight answered), another may not.
+      const preflight = (origin: string) =>
+        fetch(`${url}/v1/rounds/0f8fad5b-d9cb-469f-a165-70867728950e/reports`, {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "POST" },
+        });
+      const allowed = await preflight("http://localhost:5173");
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+      const other = await preflight("http://localhost:5174");
+      expect(other.status).toBe(403);
+      expect(other.headers.get("access-control-allow-origin")).toBeNull();
+
       const simulated = await run([
         "simulate",
         "--url",
@@ -168,6 +198,10 @@ describe("calm-ldp collector", () => {
     }
     expect(await exited).toBe(0);
     const document = JSON.parse(stdout.trim()) as Record<string, unknown>;
-    expect(document).toMatchObject({ storage: "duckdb", stoppedBy: "SIGTERM" });
+    expect(document).toMatchObject({
+      storage: "duckdb",
+      stoppedBy: "SIGTERM",
+      allowOrigins: ["http://localhost:5173"],
+    });
   });
 });
