@@ -10,7 +10,7 @@ import {
 } from "@calm-ldp/marginal-algebra";
 import { multinomial, seededRng } from "@calm-ldp/random";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
-import { CalmAggregator } from "./aggregator.js";
+import { CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
 import { CannotRunError, InvalidParameterError } from "./errors.js";
 import {
@@ -117,9 +117,7 @@ export function estimateCalm(
   aggregator: CalmAggregator,
   options: CalmEstimateOptions = {},
 ): CalmIntervalSynopsis {
-  if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
-    throw new InvalidParameterError("estimateCalm: the aggregator belongs to a different plan");
-  }
+  checkAggregatorPlan("estimateCalm", plan, aggregator);
   const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
   const emptyViews: number[] = [];
   const rawViews = plan.views.map((view, i) => {
