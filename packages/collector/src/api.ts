@@ -151,6 +151,11 @@ export interface CollectorOptions {
   readonly idRetentionMs?: number;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
+  /**
+   * Where the collector writes its operational lines: one when the storage becomes
+   * unavailable (with the database's error) and one when it is back (default: stderr).
+   */
+  readonly log?: (line: string) => void;
 }
 
 /** The JSON body of every error answer. */

@@ -2,6 +2,7 @@ import { isReportId, WIRE_FORMAT_VERSION } from "@calm-ldp/client";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type {
   CollectorOptions,
+  CollectorStorage,
   ErrorBody,
   MarginalAnswer,
   RoundCounts,
@@ -28,6 +29,7 @@ import {
   ROUND_PARAMS,
   reportsBodySchema,
 } from "./schemas.js";
+import { RETRY_AFTER_SECONDS, StorageHealth } from "./storage-health.js";
 import { validateBatch } from "./validate-batch.js";
 
 /** Fastify's own client errors, by code: the collector's status and reason for each. */
@@ -65,7 +67,15 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  *   after closing a sweep (every max(250 ms, min(retention / 4, 60 s))) drops its report ids;
  * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
  *   the database's counts (see `MarginalAnswer`);
- * - `GET /healthz`: `{status: "ok", storage}` once the database answers.
+ * - `GET /healthz`: 200 `{status: "ok", storage, refused}` when the database answers
+ *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
+ *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
+ * While the database is away (a storage call failed with `StorageError`: PostgreSQL
+ * restarting, a dropped connection, a full or read-only disk under DuckDB, a
+ * ClickHouse shard down) every request that needs it is answered 503
+ * `storage-unavailable` with `Retry-After`, nothing is acknowledged, and the
+ * collector resumes by itself once a storage call succeeds again; one log line
+ * marks each change (`log`, default stderr) and `refused` counts those answers.
  * CORS (`allowOrigins`, default none): only the plan and report endpoints answer
  * a preflight (`OPTIONS`, 204) and carry `Access-Control-Allow-Origin: <origin>`,
  * for exactly the allowed origins (never `*`); every other preflight is refused
@@ -77,7 +87,12 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * per reason in the round's status.
  */
 export async function createCollector(options: CollectorOptions): Promise<FastifyInstance> {
-  const { storage, adminToken } = options;
+  const { adminToken } = options;
+  const health = new StorageHealth(
+    options.storage.backend,
+    options.log ?? ((line) => process.stderr.write(`${line}\n`)),
+  );
+  const storage = watchedStorage(options.storage, health);
   if (typeof adminToken !== "string" || adminToken.length < 16)
     throw new InvalidParameterError("createCollector: adminToken must be a string of at least 16 characters");
   const maxBatch = positiveInteger("maxBatch", options.maxBatch, 1000);
@@ -123,6 +138,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
     const body: ErrorBody = { statusCode, reason, message };
     if (statusCode === 401) reply.header("www-authenticate", "Bearer");
+    if (statusCode === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return reply.code(statusCode).type("application/json").send(body);
   };
 
@@ -142,6 +158,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         message = error.message;
       } else if (error instanceof StorageError) {
         [statusCode, reason, message] = [503, "storage-unavailable", "the database is unavailable; retry"];
+        health.failed(error.message, true);
         request.log.error(error);
       } else if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
         [statusCode, reason, message] = [error.statusCode, "malformed-request", error.message];
@@ -184,9 +201,25 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
   app.options("*", (_request, reply) => refusePreflight(reply));
 
-  app.get("/healthz", async () => {
-    await storage.ping();
-    return { status: "ok", storage: storage.backend };
+  app.get("/healthz", async (_request, reply) => {
+    try {
+      await storage.ping();
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      return reply
+        .code(503)
+        .header("retry-after", String(RETRY_AFTER_SECONDS))
+        .send({
+          statusCode: 503,
+          reason: "storage-unavailable",
+          message: `the database is unavailable: ${error.message}`,
+          status: "unavailable",
+          storage: "unavailable",
+          backend: storage.backend,
+          refused: { "storage-unavailable": health.refused },
+        });
+    }
+    return { status: "ok", storage: storage.backend, refused: { "storage-unavailable": health.refused } };
   });
 
   app.post<{ Body: RoundRequest }>(
@@ -308,4 +341,35 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
 
   return app;
+}
+
+/**
+ * `storage` whose every call reports its outcome to `health`: success marks the
+ * storage available, a `StorageError` unavailable (other errors are not about
+ * the database). O(1) per call.
+ */
+function watchedStorage(storage: CollectorStorage, health: StorageHealth): CollectorStorage {
+  const watch = <T>(promise: Promise<T>): Promise<T> =>
+    promise.then(
+      (value) => {
+        health.succeeded();
+        return value;
+      },
+      (error: unknown) => {
+        if (error instanceof StorageError) health.failed(error.message, false);
+        throw error;
+      },
+    );
+  // Every method but close (present and future ones alike) goes through `watch`.
+  return new Proxy(storage, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      if (key === "close") return value.bind(target);
+      return (...args: unknown[]) => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result instanceof Promise ? watch(result) : result;
+      };
+    },
+  });
 }

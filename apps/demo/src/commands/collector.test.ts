@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openDuckDbStorage, startCollector } from "@calm-ldp/collector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseOptions, UsageError } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
@@ -81,6 +82,50 @@ describe("calm-ldp collector", () => {
     await expect(
       run(["simulate", "--url", "http://127.0.0.1:9", "--round", round, "--n", "10", "--retry-for", "0.2"]),
     ).rejects.toThrow(/fetch failed|ECONNREFUSED/);
+  });
+
+  it("simulate --round retries the plan fetch while the collector is down, then reports once it is up", async () => {
+    const file = join(dir, "plan-retry.duckdb");
+    const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
+    const created = await fetch(`${first.url}/v1/rounds`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        schema: { attributes: [2, 2, 2, 2].map((c, i) => ({ name: `x${i}`, cardinality: c })) },
+        eps: 1,
+        k: 2,
+        n: 1000,
+      }),
+    }).then((r) => r.json() as Promise<{ round: string }>);
+    await first.close();
+    logs.length = 0;
+    const simulating = run([
+      "simulate",
+      "--url",
+      first.url,
+      "--round",
+      created.round,
+      "--data",
+      "synthetic:iid?p=0.3",
+      "--d",
+      "4",
+      "--n",
+      "300",
+      "--retry-for",
+      "30",
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const second = await startCollector({
+      storage: await openDuckDbStorage(file),
+      adminToken: TOKEN,
+      port: first.port,
+    });
+    try {
+      expect(await simulating).toMatchObject({ round: created.round, acknowledged: 300, unacknowledged: 0 });
+      expect(logs.join("\n")).toMatch(/fetched the plan of round .* after \d+ retries/);
+    } finally {
+      await second.close();
+    }
   });
 
   it("serve (a real CLI process) + simulate + status + query: counts and a marginal over HTTP", async () => {

@@ -1,6 +1,12 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { fetchPlan, readPlan } from "@calm-ldp/client";
-import { openStorage, parseAllowedOrigins, simulateUsers, startCollector } from "@calm-ldp/collector";
+import { readPlan } from "@calm-ldp/client";
+import {
+  fetchRoundPlan,
+  openStorage,
+  parseAllowedOrigins,
+  simulateUsers,
+  startCollector,
+} from "@calm-ldp/collector";
 import { generateFromSpec, parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
 import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
@@ -152,6 +158,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     host: options.host,
     port: options.port,
     maxBatch: options["max-batch"],
+    log: context.log,
     allowOrigins,
     idRetentionMs,
   });
@@ -210,7 +217,11 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     plan = readPlan(created.plan);
     context.log(`collector simulate: created round ${round} (l = ${plan.l}, m = ${plan.m})`);
   } else {
-    plan = (await fetchPlan(url, round)).plan;
+    // Retried like the batches (--retry-for) while the collector is down or answers 5xx.
+    const fetched = await fetchRoundPlan(url, round, { retryForMs: options["retry-for"] * 1000 });
+    plan = fetched.plan;
+    if (fetched.retries > 0)
+      context.log(`collector simulate: fetched the plan of round ${round} after ${fetched.retries} retries`);
     const ours = records.schema.attributes.map((a) => a.labels.length).join(",");
     const theirs = plan.schema.attributes.map((a) => a.labels.length).join(",");
     if (ours !== theirs)
@@ -390,7 +401,8 @@ export const collectorCommand: Command = {
     },
     "retry-for": {
       type: "number",
-      description: "simulate: seconds a batch retries (same report ids) while the collector is unreachable",
+      description:
+        "simulate: seconds the plan fetch and each batch retry (same report ids) while the collector is unreachable or answers 5xx",
       default: 60,
       min: 0,
     },
