@@ -8,9 +8,9 @@ import {
 import { maxEntropy } from "@calm-ldp/reconstruction";
 import type { CalmAggregator } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
+import { coefficientVariances } from "./coefficient-variance.js";
 import { CannotRunError, InvalidParameterError, invalid } from "./errors.js";
 import type { CalmAnswer, CalmEstimateOptions, CalmSynopsis } from "./estimate.js";
-import { coefficientVariances } from "./coefficient-variance.js";
 import { interactionTransform } from "./interaction-basis.js";
 import { planRuntime } from "./runtime.js";
 
