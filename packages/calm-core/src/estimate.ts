@@ -8,10 +8,20 @@ import {
   postProcessViews,
   uniformTable,
 } from "@calm-ldp/marginal-algebra";
+import { multinomial, seededRng } from "@calm-ldp/random";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
-import type { CalmAggregator } from "./aggregator.js";
+import { CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
-import { InvalidParameterError } from "./errors.js";
+import { CannotRunError, InvalidParameterError } from "./errors.js";
+import {
+  analyticAnswer,
+  bootstrapBounds,
+  type CalmIntervalOptions,
+  type CalmIntervalTable,
+  clip01,
+  type ViewNoiseInput,
+} from "./interval.js";
+import { twoSidedZ } from "./normal-quantile.js";
 import { planRuntime } from "./runtime.js";
 
 /** Options of {@link estimateCalm}. */
@@ -28,6 +38,17 @@ export interface CalmEstimateOptions {
    * with `instantEps`). Every view is then estimated with the composed support
    * probabilities (P, Q) of `instantaneousLayer` of @calm-ldp/frequency-oracles:
    * f(x) = (C(x)/N - Q) / (P - Q), unbiased. Absent: the oracles' own estimate.
+   *
+   * Rounds of one campaign are estimated independently, but their noise is
+   * correlated when reports come from memoized responses (with or without the
+   * layer): a user whose cell is the same in rounds s and t sends the same
+   * permanent response y1 in both, so in view v (N_v users, kept across rounds)
+   * Cov(f_s(x), f_t(x)) = sum over those users of (p2 - q2)^2 pi_u (1 - pi_u) / (N_v (P - Q))^2,
+   * pi_u = p1 if her cell is x else q1 (without the layer p2 - q2 = 1: the whole
+   * variance). Users whose cell changed contribute independent noise. Hence the
+   * level error of a stable population does not average out over rounds, while a
+   * change f_t - f_s (variance Var f_s + Var f_t - 2 Cov) only carries the noise
+   * of the users who changed; see @calm-ldp/client's README for measured trends.
    */
   instantEps?: number;
 }
@@ -56,6 +77,22 @@ export interface CalmSynopsis extends MarginalSynopsis {
   answer(attributes: readonly number[]): CalmAnswer;
 }
 
+/** What {@link estimateCalm} returns: a {@link CalmSynopsis} whose queries can carry intervals. */
+export interface CalmIntervalSynopsis extends CalmSynopsis {
+  /** The released marginal over `attributes` (fractions, over them ascending). */
+  query(attributes: readonly number[]): MarginalTable;
+  /**
+   * The released marginal with a confidence interval for every cell's true
+   * fraction (see {@link CalmIntervalOptions}; `intervalMethod` in the result
+   * says which path ran). Analytic (covered queries): O(sum of view cells * l)
+   * plus a small dense product per query, no pass over the reports. Bootstrap
+   * (maximum-entropy queries, or when asked): B count-level re-simulations and
+   * re-estimations of the whole release, drawn once per synopsis and shared by
+   * later bootstrap queries, then one answer per replicate.
+   */
+  query(attributes: readonly number[], options: CalmIntervalOptions): CalmIntervalTable;
+}
+
 function composedEstimate(
   oracle: Parameters<typeof instantaneousLayer>[0],
   counts: CalmAggregator["views"][number],
@@ -79,10 +116,8 @@ export function estimateCalm(
   plan: CalmPlan,
   aggregator: CalmAggregator,
   options: CalmEstimateOptions = {},
-): CalmSynopsis {
-  if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
-    throw new InvalidParameterError("estimateCalm: the aggregator belongs to a different plan");
-  }
+): CalmIntervalSynopsis {
+  checkAggregatorPlan("estimateCalm", plan, aggregator);
   const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
   const emptyViews: number[] = [];
   const rawViews = plan.views.map((view, i) => {
@@ -110,6 +145,99 @@ export function estimateCalm(
       diagnostics,
     };
   };
+  const reportsPerView = aggregator.reportsPerView();
+  let noiseInputs: ViewNoiseInput[] | undefined;
+  const analyticInputs = (): ViewNoiseInput[] => {
+    noiseInputs ??= plan.views.map((view, i) => ({
+      attributes: view.attributes,
+      cardinalities: rawViews[i]!.cardinalities,
+      raw: rawViews[i]!.cells,
+      fitted: fittedFractions(views[i]!.cells),
+      reports: reportsPerView[i]!,
+      oracle: planRuntime(plan).oracles[i]!,
+    }));
+    return noiseInputs;
+  };
+  const bootstrapCache = new Map<string, CalmSynopsis[]>();
+  const replicatesOf = (count: number, seed: number): CalmSynopsis[] => {
+    const key = `${count}/${seed}`;
+    let replicates = bootstrapCache.get(key);
+    if (!replicates) {
+      replicates = bootstrapReplicates(plan, views, reportsPerView, count, seed, options);
+      bootstrapCache.set(key, replicates);
+    }
+    return replicates;
+  };
+  const intervalQuery = (
+    attributes: readonly number[],
+    intervalOptions: CalmIntervalOptions,
+  ): CalmIntervalTable => {
+    const where = "estimateCalm.query";
+    const level = intervalOptions.interval;
+    const z = twoSidedZ(level, where);
+    if (options.instantEps !== undefined)
+      throw new CannotRunError(
+        `${where}: intervals are not available for releases de-biased with instantEps (the composed noise has no variance model here)`,
+      );
+    const requested = intervalOptions.intervalMethod ?? "auto";
+    if (requested !== "auto" && requested !== "analytic" && requested !== "bootstrap")
+      throw new InvalidParameterError(
+        `${where}: intervalMethod must be "auto", "analytic" or "bootstrap" (got ${JSON.stringify(requested)})`,
+      );
+    const released = answer(attributes);
+    const table = released.table;
+    const method =
+      requested === "auto" ? (released.method === "projection" ? "analytic" : "bootstrap") : requested;
+    if (method === "analytic") {
+      if (released.method !== "projection")
+        throw new CannotRunError(
+          `${where}: no view covers [${table.attributes.join(", ")}], so the answer is a maximum-entropy fit: use intervalMethod "bootstrap" (or "auto")`,
+        );
+      const { center, variance } = analyticAnswer(
+        analyticInputs(),
+        table.attributes,
+        table.cardinalities,
+        aggregator.reports,
+        table.cells,
+      );
+      const standardError = variance.map(Math.sqrt);
+      const lower = center.map((c, a) => clip01(c - z * standardError[a]!));
+      const upper = center.map((c, a) => clip01(c + z * standardError[a]!));
+      return {
+        ...table,
+        level,
+        lower,
+        upper,
+        standardError,
+        intervalMethod: "analytic",
+        center,
+        replicates: 0,
+      };
+    }
+    const count = intervalOptions.replicates ?? 200;
+    if (!Number.isInteger(count) || count < 2)
+      throw new InvalidParameterError(`${where}: replicates must be an integer >= 2 (got ${count})`);
+    const seed = intervalOptions.seed ?? 0;
+    const replicateAnswers = replicatesOf(count, seed).map((r) => r.answer(table.attributes).table.cells);
+    const bounds = bootstrapBounds(table.cells, replicateAnswers, level);
+    return {
+      ...table,
+      level,
+      ...bounds,
+      intervalMethod: "bootstrap",
+      center: table.cells,
+      replicates: count,
+    };
+  };
+  function query(attributes: readonly number[]): MarginalTable;
+  function query(attributes: readonly number[], intervalOptions: CalmIntervalOptions): CalmIntervalTable;
+  function query(
+    attributes: readonly number[],
+    intervalOptions?: CalmIntervalOptions,
+  ): MarginalTable | CalmIntervalTable {
+    if (intervalOptions === undefined) return answer(attributes).table;
+    return intervalQuery(attributes, intervalOptions);
+  }
   return {
     plan,
     views,
@@ -117,6 +245,48 @@ export function estimateCalm(
     postProcess,
     emptyViews,
     answer,
-    query: (attributes) => answer(attributes).table,
+    query,
   };
+}
+
+/** Cells clipped at 0 and normalised to sum 1 (uniform when nothing is left). O(cells). */
+function fittedFractions(cells: Float64Array): Float64Array {
+  const out = cells.map((x) => Math.max(x, 0));
+  const total = out.reduce((s, x) => s + x, 0);
+  if (total > 0) for (let u = 0; u < out.length; u++) out[u]! /= total;
+  else out.fill(1 / out.length);
+  return out;
+}
+
+/**
+ * Parametric bootstrap of a CALM release: B times, every view's group draws its
+ * true cells Multinomial(N_V, fitted view) (the released view, clipped and
+ * normalised) and its support counts through the oracle's count-level simulation
+ * (`simulateCounts`, the same law as the per-user reports); the replicate is
+ * estimated exactly like the release (same options). Cost: B * (O(sum of view
+ * cells) draws + one `estimateCalm`). @internal
+ */
+function bootstrapReplicates(
+  plan: CalmPlan,
+  views: readonly MarginalTable[],
+  reportsPerView: readonly number[],
+  count: number,
+  seed: number,
+  options: CalmEstimateOptions,
+): CalmSynopsis[] {
+  const rng = seededRng(seed, 0x18b0);
+  const oracles = planRuntime(plan).oracles;
+  const fitted = views.map((view) => fittedFractions(view.cells));
+  const replicates: CalmSynopsis[] = [];
+  for (let b = 0; b < count; b++) {
+    const aggregator = new CalmAggregator(plan);
+    plan.views.forEach((_, v) => {
+      const N = reportsPerView[v]!;
+      if (N === 0) return;
+      const trueCounts = multinomial(rng, N, fitted[v]!);
+      aggregator.views[v]!.addCounts(oracles[v]!.simulateCounts(trueCounts, rng), N);
+    });
+    replicates.push(estimateCalm(plan, aggregator, options));
+  }
+  return replicates;
 }

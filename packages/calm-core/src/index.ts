@@ -15,8 +15,15 @@ export {
   type ParameterInputs,
 } from "./choose-parameters.js";
 export { type CalmReportOptions, calmReport } from "./client.js";
+export { type CalmViewRuntime, calmReportWith, checkCalmRecord } from "./client-step.js";
 export { CannotRunError, InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
-export { type CalmAnswer, type CalmEstimateOptions, type CalmSynopsis, estimateCalm } from "./estimate.js";
+export {
+  type CalmAnswer,
+  type CalmEstimateOptions,
+  type CalmIntervalSynopsis,
+  type CalmSynopsis,
+  estimateCalm,
+} from "./estimate.js";
 export {
   type CalmPlusEstimateOptions,
   type CalmPlusOrderShrinkage,
@@ -25,7 +32,13 @@ export {
   estimateCalmPlus,
 } from "./estimate-plus.js";
 export { type ExpectedError, expectedQuerySse } from "./expected-error.js";
+export type {
+  CalmIntervalOptions,
+  CalmIntervalTable,
+  IntervalMethod,
+} from "./interval.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
+export { normalCdf, normalQuantile } from "./normal-quantile.js";
 export { adaptiveOracle, planCalm } from "./plan.js";
 export {
   type CalmPlusProtocol,

@@ -1,7 +1,5 @@
 import { InvalidParameterError } from "@calm-ldp/calm-core";
-import { instantaneousLayer } from "@calm-ldp/frequency-oracles";
-import { recordCellIndex } from "@calm-ldp/marginal-algebra";
-import { cryptoRng, uniformInt } from "@calm-ldp/random";
+import { cryptoRng } from "@calm-ldp/random";
 import type {
   FlushResult,
   PendingReport,
@@ -13,8 +11,9 @@ import type {
 } from "./api.js";
 import { encodeReport } from "./encode-report.js";
 import { CollectorResponseError, ReporterError } from "./errors.js";
-import { checkRecord, runtimeOf } from "./perturb-record.js";
+import { checkRecord } from "./perturb-record.js";
 import { createReportId } from "./report-id.js";
+import { memoizedReport, reporterCore, reporterView } from "./reporter-core.js";
 import { decodeState, encodeState, planFingerprint, type ReporterState } from "./reporter-state.js";
 
 /** Slack on the budget comparison (eps sums of equal terms are exact up to rounding). */
@@ -56,9 +55,8 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
     fail("options", `maxEps must be a number >= 0 (got ${maxEps})`);
   const campaign = options.campaign ?? "default";
   const rng = options.rng ?? cryptoRng();
-  const runtime = runtimeOf(plan);
-  const layers =
-    instantEps === undefined ? undefined : runtime.oracles.map((o) => instantaneousLayer(o, instantEps));
+  const core = reporterCore(plan, instantEps);
+  const layers = core.layers;
   if (
     options.view !== undefined &&
     !(Number.isInteger(options.view) && options.view >= 0 && options.view < plan.views.length)
@@ -154,24 +152,16 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
         checkRecord(plan, record, "createReporter.report");
         if (state.rounds.includes(round))
           fail("round", `round ${round} was already reported; nothing was sent`);
-        const view = state.view ?? options.view ?? uniformInt(rng, plan.views.length);
-        const cell = recordCellIndex(record, plan.views[view]!.attributes, runtime.cardinalities[view]!);
-        const memoKey = `${view}:${cell}`;
+        const view = reporterView(core, state.view, options.view, rng);
         const memo = { ...state.memo };
-        let permanent = memo[memoKey];
-        if (permanent === undefined) {
-          const spent = Object.keys(memo).length * plan.eps;
+        const { payload } = memoizedReport(core, view, record, memo, rng, (memoized) => {
+          const spent = memoized * plan.eps;
           if (spent + plan.eps > maxEps + BUDGET_SLACK)
             fail(
               "budget",
               `a new value needs eps ${plan.eps} more, ${spent} of maxEps ${maxEps} is spent; nothing was sent`,
             );
-          const drawn = runtime.oracles[view]!.perturb(cell, rng) as number | Uint32Array;
-          permanent = typeof drawn === "number" ? drawn : Array.from(drawn);
-          memo[memoKey] = permanent;
-        }
-        const response = typeof permanent === "number" ? permanent : Uint32Array.from(permanent);
-        const payload = layers ? layers[view]!.perturb(response, rng) : response;
+        });
         const report: WireReport = encodeReport(plan, { view, report: payload }, createReportId(rng));
         const next: ReporterState = {
           ...state,

@@ -107,8 +107,19 @@ export interface CollectorOptions {
   readonly bodyLimit?: number;
   /** Largest marginal a query may ask for, in cells (default 2^20). */
   readonly maxQueryCells?: number;
+  /**
+   * Origins (`https://host[:port]`) whose web pages may fetch plans and post
+   * reports (CORS); default none: no cross-origin access. Admin endpoints are
+   * never available cross-origin.
+   */
+  readonly allowOrigins?: readonly string[];
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
+  /**
+   * Where the collector writes its operational lines: one when the storage becomes
+   * unavailable (with the database's error) and one when it is back (default: stderr).
+   */
+  readonly log?: (line: string) => void;
 }
 
 /** The JSON body of every error answer. */

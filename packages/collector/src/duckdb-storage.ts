@@ -34,12 +34,15 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
+  // One row: the last time a health check after a failed write proved that commits work again.
+  "CREATE TABLE IF NOT EXISTS calm_health (id INTEGER PRIMARY KEY, checked_at VARCHAR NOT NULL)",
 ];
 
 type WriteJob =
   | { kind: "round"; round: Omit<StoredRound, "no"> }
   | { kind: "reports"; round: StoredRound; reports: readonly AcceptedReport[] }
-  | { kind: "counter"; round: StoredRound; name: string; amount: number };
+  | { kind: "counter"; round: StoredRound; name: string; amount: number }
+  | { kind: "probe" };
 type WriteResult = StoredRound | StoreResult | undefined;
 
 /** Options of {@link openDuckDbStorage}. */
@@ -94,6 +97,8 @@ class DuckDbStorage implements CollectorStorage {
   readonly #ids = new Map<number, Set<string>>();
   #reads: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The last group commit failed (full or read-only disk, ...); cleared by the next one that succeeds. */
+  #writeFailed = false;
 
   constructor(instance: DuckDBInstance, writer: DuckDBConnection, reader: DuckDBConnection) {
     this.#instance = instance;
@@ -159,8 +164,13 @@ class DuckDbStorage implements CollectorStorage {
     return supportFromRows(round.plan, reports!, support!);
   }
 
+  /**
+   * Reads `SELECT 1`; after a failed commit, also commits a one-row write (to
+   * `calm_health`), so a health check tells whether writes work again.
+   */
   async ping(): Promise<void> {
     await this.#read("SELECT 1", []);
+    if (this.#writeFailed) await this.#submit({ kind: "probe" });
   }
 
   async close(): Promise<void> {
@@ -235,6 +245,11 @@ class DuckDbStorage implements CollectorStorage {
             ],
           );
           results.push({ ...job.round, no: rows.getRows()[0]![0] as number });
+        } else if (job.kind === "probe") {
+          await this.#writer.run("INSERT OR REPLACE INTO calm_health VALUES (1, $1)", [
+            new Date().toISOString(),
+          ]);
+          results.push(undefined);
         } else if (job.kind === "counter") {
           addCounter(job.round.no, job.name, job.amount);
           results.push(undefined);
@@ -279,9 +294,11 @@ class DuckDbStorage implements CollectorStorage {
       }
       await this.#writer.run("COMMIT");
     } catch (error) {
+      this.#writeFailed = true;
       await this.#writer.run("ROLLBACK").catch(() => undefined);
       throw new StorageError(`DuckDB write failed: ${(error as Error).message.split("\n")[0]}`);
     }
+    this.#writeFailed = false;
     for (const [no, ids] of fresh) {
       const set = this.#ids.get(no)!;
       for (const id of ids) set.add(id);

@@ -19,6 +19,7 @@ export {
   parseClickHouseUrl,
   shardOf,
 } from "./clickhouse-storage.js";
+export { CorsPolicy, parseAllowedOrigins } from "./cors.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
 export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";
@@ -36,7 +37,13 @@ export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-sto
 export { queryAttributes } from "./query-attributes.js";
 export { viewOracles } from "./round-runtime.js";
 export { createCollector } from "./server.js";
-export { type SimulateUsersOptions, type SimulateUsersResult, simulateUsers } from "./simulate-users.js";
+export {
+  type FetchRoundPlanOptions,
+  fetchRoundPlan,
+  type SimulateUsersOptions,
+  type SimulateUsersResult,
+  simulateUsers,
+} from "./simulate-users.js";
 export { type RunningCollector, type StartCollectorOptions, startCollector } from "./start-collector.js";
 export { supportedCells } from "./supported-cells.js";
 export { validateBatch } from "./validate-batch.js";

@@ -33,6 +33,8 @@ const SCHEMA = [
 export interface PostgresStorageOptions {
   /** Connections in the pool (default 8). */
   readonly poolSize?: number;
+  /** Time limit of opening one connection, in ms (default 5000); then the call fails with `StorageError`. */
+  readonly connectTimeoutMs?: number;
 }
 
 /**
@@ -49,8 +51,14 @@ export async function openPostgresStorage(
   url: string,
   options: PostgresStorageOptions = {},
 ): Promise<CollectorStorage> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 8 });
-  pool.on("error", () => undefined); // an idle client lost its connection; the pool replaces it
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 8,
+    // While the server is away, fail fast (HTTP 503) rather than queue requests.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    keepAlive: true,
+  });
+  pool.on("error", () => undefined); // an idle client lost its connection; the pool drops it
   try {
     await transaction(pool, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
@@ -63,21 +71,39 @@ export async function openPostgresStorage(
   return new PostgresStorage(pool);
 }
 
+/**
+ * Run `body` in a transaction on a pooled connection, retried on deadlock or
+ * serialization failure. A connection that fails under us (the server restarted,
+ * the socket dropped: the client then emits `error`, which would crash the
+ * process with no listener, since the pool listens only while a client is idle)
+ * is caught here, destroyed rather than returned to the pool, and the call
+ * rejects; the pool opens fresh connections for later calls.
+ */
 async function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       const result = await body(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
+      if (broken === undefined)
+        await client.query("ROLLBACK").catch((rollback: Error) => {
+          broken = rollback;
+        });
       const code = (error as { code?: string }).code;
-      if (attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE.has(code)) continue;
+      if (broken === undefined && attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE.has(code))
+        continue;
       throw error;
     } finally {
-      client.release();
+      client.removeListener("error", onError);
+      client.release(broken);
     }
   }
 }

@@ -96,3 +96,6 @@ export const MARGINALS_QUERY = {
 
 /** The route of report batches (the error handler counts refusals on it). */
 export const REPORTS_ROUTE = "/v1/rounds/:id/reports";
+
+/** The plan endpoint's route (clients fetch the round's plan here). */
+export const PLAN_ROUTE = "/v1/rounds/:id/plan";

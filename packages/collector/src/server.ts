@@ -2,6 +2,7 @@ import { isReportId, WIRE_FORMAT_VERSION } from "@calm-ldp/client";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type {
   CollectorOptions,
+  CollectorStorage,
   ErrorBody,
   MarginalAnswer,
   RoundCounts,
@@ -9,11 +10,20 @@ import type {
   StoredRound,
 } from "./api.js";
 import { bearerChecker } from "./auth.js";
+import { CorsPolicy } from "./cors.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { InvalidParameterError, RequestRejectedError, reject, StorageError } from "./errors.js";
 import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
-import { MARGINALS_QUERY, REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS, reportsBodySchema } from "./schemas.js";
+import {
+  MARGINALS_QUERY,
+  PLAN_ROUTE,
+  REPORTS_ROUTE,
+  ROUND_BODY,
+  ROUND_PARAMS,
+  reportsBodySchema,
+} from "./schemas.js";
+import { RETRY_AFTER_SECONDS, StorageHealth } from "./storage-health.js";
 import { validateBatch } from "./validate-batch.js";
 
 /** Fastify's own client errors, by code: the collector's status and reason for each. */
@@ -45,20 +55,39 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView}`;
  * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
  *   the database's counts (see `MarginalAnswer`);
- * - `GET /healthz`: `{status: "ok", storage}` once the database answers.
+ * - `GET /healthz`: 200 `{status: "ok", storage, refused}` when the database answers
+ *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
+ *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
+ * While the database is away (a storage call failed with `StorageError`: PostgreSQL
+ * restarting, a dropped connection, a full or read-only disk under DuckDB, a
+ * ClickHouse shard down) every request that needs it is answered 503
+ * `storage-unavailable` with `Retry-After`, nothing is acknowledged, and the
+ * collector resumes by itself once a storage call succeeds again; one log line
+ * marks each change (`log`, default stderr) and `refused` counts those answers.
+ * CORS (`allowOrigins`, default none): only the plan and report endpoints answer
+ * a preflight (`OPTIONS`, 204) and carry `Access-Control-Allow-Origin: <origin>`,
+ * for exactly the allowed origins (never `*`); every other preflight is refused
+ * (403 `cross-origin-refused`, no allow header) and admin endpoints never carry
+ * CORS headers.
  * Admin routes need `Authorization: Bearer <adminToken>` (401 when missing, 403
  * when wrong; compared in constant time). Every error is JSON `{statusCode,
  * reason, message}` without stack traces; refused report batches are counted
  * per reason in the round's status.
  */
 export async function createCollector(options: CollectorOptions): Promise<FastifyInstance> {
-  const { storage, adminToken } = options;
+  const { adminToken } = options;
+  const health = new StorageHealth(
+    options.storage.backend,
+    options.log ?? ((line) => process.stderr.write(`${line}\n`)),
+  );
+  const storage = watchedStorage(options.storage, health);
   if (typeof adminToken !== "string" || adminToken.length < 16)
     throw new InvalidParameterError("createCollector: adminToken must be a string of at least 16 characters");
   const maxBatch = positiveInteger("maxBatch", options.maxBatch, 1000);
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit, 1 << 20);
   const maxQueryCells = positiveInteger("maxQueryCells", options.maxQueryCells, 1 << 20);
   const checkToken = bearerChecker(adminToken);
+  const cors = new CorsPolicy(options.allowOrigins ?? []);
   const rounds = new Map<string, StoredRound>();
 
   const app = Fastify({
@@ -92,6 +121,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
     const body: ErrorBody = { statusCode, reason, message };
     if (statusCode === 401) reply.header("www-authenticate", "Bearer");
+    if (statusCode === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return reply.code(statusCode).type("application/json").send(body);
   };
 
@@ -109,6 +139,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         message = error.message;
       } else if (error instanceof StorageError) {
         [statusCode, reason, message] = [503, "storage-unavailable", "the database is unavailable; retry"];
+        health.failed(error.message, true);
         request.log.error(error);
       } else if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
         [statusCode, reason, message] = [error.statusCode, "malformed-request", error.message];
@@ -135,9 +166,41 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
 
   app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
 
-  app.get("/healthz", async () => {
-    await storage.ping();
-    return { status: "ok", storage: storage.backend };
+  // Preflights: the two browser endpoints answer allowed origins; everything else is refused.
+  const refusePreflight = (reply: FastifyReply) =>
+    send(
+      reply,
+      403,
+      "cross-origin-refused",
+      "cross-origin requests are allowed only to the plan and report endpoints, from the origins given with allowOrigins",
+    );
+  app.options(PLAN_ROUTE, (request, reply) =>
+    cors.preflight(request, reply, "GET") ? reply.send() : refusePreflight(reply),
+  );
+  app.options(REPORTS_ROUTE, (request, reply) =>
+    cors.preflight(request, reply, "POST") ? reply.send() : refusePreflight(reply),
+  );
+  app.options("*", (_request, reply) => refusePreflight(reply));
+
+  app.get("/healthz", async (_request, reply) => {
+    try {
+      await storage.ping();
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      return reply
+        .code(503)
+        .header("retry-after", String(RETRY_AFTER_SECONDS))
+        .send({
+          statusCode: 503,
+          reason: "storage-unavailable",
+          message: `the database is unavailable: ${error.message}`,
+          status: "unavailable",
+          storage: "unavailable",
+          backend: storage.backend,
+          refused: { "storage-unavailable": health.refused },
+        });
+    }
+    return { status: "ok", storage: storage.backend, refused: { "storage-unavailable": health.refused } };
   });
 
   app.post<{ Body: RoundRequest }>(
@@ -151,8 +214,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
 
   app.get<{ Params: RoundParams }>(
-    "/v1/rounds/:id/plan",
-    { schema: { params: ROUND_PARAMS } },
+    PLAN_ROUTE,
+    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
     async (request) => {
       const round = await findRound(request.params.id);
       return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, plan: round.plan };
@@ -162,6 +225,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   app.post<{ Params: RoundParams; Body: { round: string; reports: [] } }>(
     REPORTS_ROUTE,
     {
+      onRequest: cors.decorate,
       schema: {
         params: ROUND_PARAMS,
         body: reportsBodySchema(4 * Math.ceil(Math.ceil(MAX_VIEW_CELLS / 8) / 3)),
@@ -216,4 +280,35 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
 
   return app;
+}
+
+/**
+ * `storage` whose every call reports its outcome to `health`: success marks the
+ * storage available, a `StorageError` unavailable (other errors are not about
+ * the database). O(1) per call.
+ */
+function watchedStorage(storage: CollectorStorage, health: StorageHealth): CollectorStorage {
+  const watch = <T>(promise: Promise<T>): Promise<T> =>
+    promise.then(
+      (value) => {
+        health.succeeded();
+        return value;
+      },
+      (error: unknown) => {
+        if (error instanceof StorageError) health.failed(error.message, false);
+        throw error;
+      },
+    );
+  // Every method but close (present and future ones alike) goes through `watch`.
+  return new Proxy(storage, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      if (key === "close") return value.bind(target);
+      return (...args: unknown[]) => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return result instanceof Promise ? watch(result) : result;
+      };
+    },
+  });
 }

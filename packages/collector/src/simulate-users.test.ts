@@ -1,11 +1,25 @@
+import { rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { planCalm } from "@calm-ldp/calm-core";
+import { CollectorResponseError } from "@calm-ldp/client";
+import { CannotRunError } from "@calm-ldp/errors";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { mixedRecords } from "../test/support.js";
+import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "../test/support.js";
+import { openDuckDbStorage } from "./duckdb-storage.js";
 import { InvalidParameterError } from "./errors.js";
-import { simulateUsers } from "./simulate-users.js";
+import { fetchRoundPlan, simulateUsers } from "./simulate-users.js";
+import { startCollector } from "./start-collector.js";
+
+/** A port that was just free: connections to it are refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe("simulateUsers", () => {
   const records = mixedRecords(500, 1);
@@ -73,5 +87,69 @@ describe("simulateUsers", () => {
       /concurrency must be an integer >= 1/,
     );
     await expect(simulateUsers({ ...options, batchSize: 1.5 })).rejects.toThrow(/batchSize/);
+  });
+
+  it("fetchRoundPlan retries while the collector is down, and the plan arrives once it is up", async () => {
+    const dir = tempDir();
+    // Make a round on a first collector, stop it, then restart on the same file and port later.
+    const file = `${dir}/plan-retry.duckdb`;
+    const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
+    const { round: id, plan: created } = await createRound(first.url, roundBody(records, 1, 2, 5000));
+    await first.close();
+    const fetching = fetchRoundPlan(first.url, id, { retryForMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const second = await startCollector({
+      storage: await openDuckDbStorage(file),
+      adminToken: TOKEN,
+      port: first.port,
+    });
+    try {
+      const fetched = await fetching;
+      expect(fetched.retries).toBeGreaterThan(2);
+      expect(fetched.plan).toEqual(created);
+      // ...and the users' reports follow on the same collector.
+      const result = await simulateUsers({
+        url: second.url,
+        round: id,
+        plan: fetched.plan,
+        records,
+        rng: seededRng(5),
+      });
+      expect(result).toMatchObject({ users: 500, acknowledged: 500, unacknowledged: 0 });
+    } finally {
+      await second.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("fetchRoundPlan gives up after retryForMs with a clear error, and does not retry a 4xx", async () => {
+    const port = await closedPort();
+    const started = performance.now();
+    const failure = await fetchRoundPlan(`http://127.0.0.1:${port}`, round, { retryForMs: 400 }).catch(
+      (e) => e,
+    );
+    expect(failure).toBeInstanceOf(CannotRunError);
+    expect(failure.message).toMatch(
+      new RegExp(
+        `cannot fetch the plan of round ${round} from http://127.0.0.1:${port}: gave up after \\d+ attempts over 0\\.\\d s; last error: fetch failed: ECONNREFUSED`,
+      ),
+    );
+    expect(performance.now() - started).toBeLessThan(30_000);
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests++;
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end(JSON.stringify({ statusCode: 404, reason: "round-not-found", message: "no round" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port: open } = server.address() as { port: number };
+    try {
+      const refused = await fetchRoundPlan(`http://127.0.0.1:${open}`, round).catch((e) => e);
+      expect(refused).toBeInstanceOf(CollectorResponseError);
+      expect(refused.reason).toBe("round-not-found");
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -3,9 +3,12 @@ import {
   type BatchAcknowledgement,
   CollectorResponseError,
   createReport,
+  fetchPlan,
+  type PlanResponse,
   sendReports,
   type WireReport,
 } from "@calm-ldp/client";
+import { CannotRunError } from "@calm-ldp/errors";
 import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import { cryptoRng, type Rng } from "@calm-ldp/random";
 import { InvalidParameterError } from "./errors.js";
@@ -58,6 +61,78 @@ export interface SimulateUsersResult {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How one call of {@link retrying} ended. */
+type Attempted<T> =
+  | { readonly ok: true; readonly value: T; readonly retries: number }
+  | { readonly ok: false; readonly refused: CollectorResponseError; readonly retries: number }
+  | { readonly ok: false; readonly lastError: unknown; readonly retries: number; readonly seconds: number };
+
+/**
+ * Call `attempt` until it succeeds, the collector refuses (a 4xx answer: final),
+ * or `retryForMs` have passed since the first failure; a network error, a
+ * timeout or a 5xx answer (e.g. 503 `storage-unavailable`) is retried with
+ * exponential backoff, 50 ms doubling to 1 s. Bounded: at most about
+ * retryForMs / 50 ms + log2(20) attempts.
+ */
+async function retrying<T>(
+  attempt: (signal: AbortSignal) => Promise<T>,
+  retryForMs: number,
+  attemptTimeoutMs: number,
+): Promise<Attempted<T>> {
+  let firstFailure = 0;
+  let retries = 0;
+  for (let delay = 50; ; delay = Math.min(1000, delay * 2)) {
+    try {
+      return { ok: true, value: await attempt(AbortSignal.timeout(attemptTimeoutMs)), retries };
+    } catch (error) {
+      if (error instanceof CollectorResponseError && error.status >= 400 && error.status < 500)
+        return { ok: false, refused: error, retries };
+      const now = performance.now();
+      if (firstFailure === 0) firstFailure = now;
+      if (now - firstFailure >= retryForMs)
+        return { ok: false, lastError: error, retries, seconds: (now - firstFailure) / 1000 };
+      retries++;
+      await sleep(Math.min(delay, retryForMs - (now - firstFailure)));
+    }
+  }
+}
+
+/** Options of {@link fetchRoundPlan}. */
+export interface FetchRoundPlanOptions {
+  /** How long to keep retrying while the collector is unreachable or answers 5xx (default 60,000 ms). */
+  readonly retryForMs?: number;
+  /** Time limit of one HTTP attempt (default 10,000 ms). */
+  readonly attemptTimeoutMs?: number;
+}
+
+/**
+ * `GET <url>/v1/rounds/<round>/plan` (client `fetchPlan`, plan checked with
+ * `readPlan`), retried like {@link simulateUsers} retries a batch: a network
+ * error, a timeout or a 5xx answer is retried with exponential backoff (50 ms
+ * doubling to 1 s) for up to `retryForMs`; a 4xx answer (e.g. 404
+ * `round-not-found`) is final. Throws `CollectorResponseError` on a refusal and
+ * `CannotRunError` naming the collector, the attempts and the last error when the
+ * time is up. Resolves with the plan response and how many attempts were retried.
+ */
+export async function fetchRoundPlan(
+  url: string,
+  round: string,
+  options: FetchRoundPlanOptions = {},
+): Promise<PlanResponse & { plan: CalmPlan; retries: number }> {
+  const outcome = await retrying(
+    (signal) => fetchPlan(url, round, { signal }),
+    options.retryForMs ?? 60_000,
+    options.attemptTimeoutMs ?? 10_000,
+  );
+  if (outcome.ok) return { ...outcome.value, retries: outcome.retries };
+  if ("refused" in outcome) throw outcome.refused;
+  const last = outcome.lastError as Error & { cause?: { code?: string; message?: string } };
+  const detail = [last.message, last.cause?.code ?? last.cause?.message].filter(Boolean).join(": ");
+  throw new CannotRunError(
+    `cannot fetch the plan of round ${round} from ${url}: gave up after ${outcome.retries + 1} attempts over ${outcome.seconds.toFixed(1)} s; last error: ${detail}`,
+  );
+}
 
 /**
  * Simulated users reporting to a collector over real HTTP: every record becomes
@@ -112,32 +187,23 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
   const sendOne = async (index: number): Promise<void> => {
     const reports = makeBatch(index);
     const url = urls[index % urls.length]!;
-    const firstFailure = { at: 0 };
-    for (let delay = 50; ; delay = Math.min(1000, delay * 2)) {
-      try {
-        const ack = await sendReports(url, options.round, reports, {
-          signal: AbortSignal.timeout(attemptTimeoutMs),
-        });
-        acknowledged += ack.acknowledged;
-        duplicates += ack.duplicates;
-        options.onAcknowledged?.(reports, ack);
-        return;
-      } catch (error) {
-        if (error instanceof CollectorResponseError && error.status >= 400 && error.status < 500) {
-          rejected += reports.length;
-          rejectedReasons[error.reason] = (rejectedReasons[error.reason] ?? 0) + reports.length;
-          options.onRejected?.(reports, error.reason);
-          return;
-        }
-        const now = performance.now();
-        if (firstFailure.at === 0) firstFailure.at = now;
-        if (now - firstFailure.at >= retryForMs) {
-          unacknowledged += reports.length;
-          return;
-        }
-        retries++;
-        await sleep(Math.min(delay, retryForMs - (now - firstFailure.at)));
-      }
+    const outcome = await retrying(
+      (signal) => sendReports(url, options.round, reports, { signal }),
+      retryForMs,
+      attemptTimeoutMs,
+    );
+    retries += outcome.retries;
+    if (outcome.ok) {
+      acknowledged += outcome.value.acknowledged;
+      duplicates += outcome.value.duplicates;
+      options.onAcknowledged?.(reports, outcome.value);
+    } else if ("refused" in outcome) {
+      const { reason } = outcome.refused;
+      rejected += reports.length;
+      rejectedReasons[reason] = (rejectedReasons[reason] ?? 0) + reports.length;
+      options.onRejected?.(reports, reason);
+    } else {
+      unacknowledged += reports.length;
     }
   };
 

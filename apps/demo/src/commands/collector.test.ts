@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openDuckDbStorage, startCollector } from "@calm-ldp/collector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseOptions, UsageError } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
@@ -45,6 +46,21 @@ describe("calm-ldp collector", () => {
     await expect(
       run(["serve", "--db", join(dir, "x.duckdb"), "--clickhouse", "http://127.0.0.1:9/db"]),
     ).rejects.toThrow(/--clickhouse alone/);
+    await expect(
+      run([
+        "serve",
+        "--db",
+        join(dir, "x.duckdb"),
+        "--allow-origin",
+        "https://ok.example,https://bad.example/app",
+      ]),
+    ).rejects.toThrow(/collector serve: --allow-origin: "https:\/\/bad\.example\/app" is not an origin/);
+    await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--allow-origin", "*"])).rejects.toThrow(
+      /wildcards and null origins are never allowed/,
+    );
+    await expect(
+      run(["status", "--url", "http://127.0.0.1:9", "--round", "r", "--allow-origin", "https://a.example"]),
+    ).rejects.toThrow(/--allow-origin does not apply to status/);
     delete process.env[ADMIN_TOKEN_VARIABLE];
     await expect(run(["status", "--url", "http://127.0.0.1:9", "--round", "r"])).rejects.toThrow(
       /set CALM_LDP_ADMIN_TOKEN/,
@@ -60,6 +76,50 @@ describe("calm-ldp collector", () => {
     ).rejects.toThrow(/fetch failed|ECONNREFUSED/);
   });
 
+  it("simulate --round retries the plan fetch while the collector is down, then reports once it is up", async () => {
+    const file = join(dir, "plan-retry.duckdb");
+    const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
+    const created = await fetch(`${first.url}/v1/rounds`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        schema: { attributes: [2, 2, 2, 2].map((c, i) => ({ name: `x${i}`, cardinality: c })) },
+        eps: 1,
+        k: 2,
+        n: 1000,
+      }),
+    }).then((r) => r.json() as Promise<{ round: string }>);
+    await first.close();
+    logs.length = 0;
+    const simulating = run([
+      "simulate",
+      "--url",
+      first.url,
+      "--round",
+      created.round,
+      "--data",
+      "synthetic:iid?p=0.3",
+      "--d",
+      "4",
+      "--n",
+      "300",
+      "--retry-for",
+      "30",
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const second = await startCollector({
+      storage: await openDuckDbStorage(file),
+      adminToken: TOKEN,
+      port: first.port,
+    });
+    try {
+      expect(await simulating).toMatchObject({ round: created.round, acknowledged: 300, unacknowledged: 0 });
+      expect(logs.join("\n")).toMatch(/fetched the plan of round .* after \d+ retries/);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("serve (a real CLI process) + simulate + status + query: counts and a marginal over HTTP", async () => {
     const child = spawn(
       process.execPath,
@@ -73,6 +133,8 @@ describe("calm-ldp collector", () => {
         join(dir, "cli.duckdb"),
         "--port",
         "0",
+        "--allow-origin",
+        "http://localhost:5173",
         "--json",
       ],
       {
@@ -99,6 +161,19 @@ describe("calm-ldp collector", () => {
           }
         });
       });
+      // --allow-origin: a page on that origin may post reports (preflight answered), another may not.
+      const preflight = (origin: string) =>
+        fetch(`${url}/v1/rounds/0f8fad5b-d9cb-469f-a165-70867728950e/reports`, {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "POST" },
+        });
+      const allowed = await preflight("http://localhost:5173");
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+      const other = await preflight("http://localhost:5174");
+      expect(other.status).toBe(403);
+      expect(other.headers.get("access-control-allow-origin")).toBeNull();
+
       const simulated = await run([
         "simulate",
         "--url",
@@ -168,6 +243,10 @@ describe("calm-ldp collector", () => {
     }
     expect(await exited).toBe(0);
     const document = JSON.parse(stdout.trim()) as Record<string, unknown>;
-    expect(document).toMatchObject({ storage: "duckdb", stoppedBy: "SIGTERM" });
+    expect(document).toMatchObject({
+      storage: "duckdb",
+      stoppedBy: "SIGTERM",
+      allowOrigins: ["http://localhost:5173"],
+    });
   });
 });

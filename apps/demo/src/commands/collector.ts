@@ -1,6 +1,12 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { fetchPlan, readPlan } from "@calm-ldp/client";
-import { openStorage, simulateUsers, startCollector } from "@calm-ldp/collector";
+import { readPlan } from "@calm-ldp/client";
+import {
+  fetchRoundPlan,
+  openStorage,
+  parseAllowedOrigins,
+  simulateUsers,
+  startCollector,
+} from "@calm-ldp/collector";
 import { generateFromSpec, parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
 import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
@@ -19,6 +25,7 @@ interface CollectorOptions {
   host: string;
   port: number;
   "max-batch": number;
+  "allow-origin"?: string;
   url?: string;
   round?: string;
   attrs?: string;
@@ -37,7 +44,7 @@ interface CollectorOptions {
 
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
-  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch"],
+  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch", "allow-origin"],
   simulate: [
     "url",
     "round",
@@ -99,9 +106,23 @@ async function adminCall(
   return answer;
 }
 
+/** `--allow-origin a,b`: the origins, checked (a usage error names a bad one); none when absent. */
+function allowedOrigins(value: string | undefined): readonly string[] {
+  if (value === undefined) return [];
+  try {
+    return parseAllowedOrigins(
+      value.split(",").map((origin) => origin.trim()),
+      "--allow-origin",
+    );
+  } catch (error) {
+    throw new UsageError(`collector serve: ${(error as Error).message}`);
+  }
+}
+
 /** Serve until SIGINT or SIGTERM; the JSON document is printed when the server has stopped. */
 async function serve(options: CollectorOptions, context: CommandContext): Promise<unknown> {
   const token = adminToken("serve");
+  const allowOrigins = allowedOrigins(options["allow-origin"]);
   if (options.db !== undefined && options.postgres !== undefined)
     throw new UsageError("collector serve: give --db or --postgres, not both");
   if (options.clickhouse !== undefined && (options.db !== undefined || options.postgres !== undefined))
@@ -121,9 +142,16 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     host: options.host,
     port: options.port,
     maxBatch: options["max-batch"],
+    log: context.log,
+    allowOrigins,
   });
   const started = Date.now();
   context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
+  context.log(
+    allowOrigins.length > 0
+      ? `collector: web pages on ${allowOrigins.join(", ")} may fetch plans and post reports (CORS)`
+      : "collector: no cross-origin access (give --allow-origin for web pages on other origins)",
+  );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
@@ -134,6 +162,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     url: collector.url,
     storage: storage.backend,
     ...(db !== undefined && !shared ? { db } : {}),
+    allowOrigins,
     stoppedBy: signal,
     seconds: (Date.now() - started) / 1000,
   };
@@ -170,7 +199,11 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     plan = readPlan(created.plan);
     context.log(`collector simulate: created round ${round} (l = ${plan.l}, m = ${plan.m})`);
   } else {
-    plan = (await fetchPlan(url, round)).plan;
+    // Retried like the batches (--retry-for) while the collector is down or answers 5xx.
+    const fetched = await fetchRoundPlan(url, round, { retryForMs: options["retry-for"] * 1000 });
+    plan = fetched.plan;
+    if (fetched.retries > 0)
+      context.log(`collector simulate: fetched the plan of round ${round} after ${fetched.retries} retries`);
     const ours = records.schema.attributes.map((a) => a.labels.length).join(",");
     const theirs = plan.schema.attributes.map((a) => a.labels.length).join(",");
     if (ours !== theirs)
@@ -268,6 +301,11 @@ export const collectorCommand: Command = {
       max: 65535,
     },
     "max-batch": { type: "integer", description: "serve: most reports per POST", default: 1000, min: 1 },
+    "allow-origin": {
+      type: "string",
+      description:
+        "serve: origins whose web pages may fetch plans and post reports, comma-separated (https://host[:port],...); default none: no cross-origin access. Admin endpoints are never cross-origin",
+    },
     url: { type: "string", description: "simulate/status/query: the collector's base URL" },
     round: { type: "string", description: "simulate (optional: else a new round)/status/query: round id" },
     attrs: { type: "string", description: "query: attribute names or indices, comma-separated" },
@@ -315,7 +353,8 @@ export const collectorCommand: Command = {
     },
     "retry-for": {
       type: "number",
-      description: "simulate: seconds a batch retries (same report ids) while the collector is unreachable",
+      description:
+        "simulate: seconds the plan fetch and each batch retry (same report ids) while the collector is unreachable or answers 5xx",
       default: 60,
       min: 0,
     },

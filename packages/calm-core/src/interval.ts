@@ -1,0 +1,374 @@
+import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
+import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+
+/** How an interval was obtained. */
+export type IntervalMethod = "analytic" | "bootstrap";
+
+/** Options of a CALM query with an interval (`synopsis.query(attributes, { interval: 0.95 })`). */
+export interface CalmIntervalOptions {
+  /** Confidence level of the two-sided interval, in (0, 1) (e.g. 0.95). */
+  interval: number;
+  /**
+   * "auto" (default): analytic when a view covers the query, bootstrap when the
+   * answer comes from maximum entropy; "analytic" (covered queries only) or
+   * "bootstrap" force one path.
+   */
+  intervalMethod?: "auto" | IntervalMethod;
+  /** Bootstrap replicates B (default 200). */
+  replicates?: number;
+  /** Seed of the bootstrap's random source (default 0; results are reproducible). */
+  seed?: number;
+}
+
+/**
+ * A marginal table (the released answer, fractions) with a confidence interval
+ * for every cell's true population fraction.
+ */
+export interface CalmIntervalTable extends MarginalTable {
+  /** The confidence level asked for. */
+  readonly level: number;
+  /** Lower bound per cell (clipped to [0, 1]; a true fraction lies there). */
+  readonly lower: Float64Array;
+  /** Upper bound per cell (clipped to [0, 1]). */
+  readonly upper: Float64Array;
+  /** Standard error per cell (analytic: of `center`; bootstrap: of the replicates). */
+  readonly standardError: Float64Array;
+  /** Which path produced the interval. */
+  readonly intervalMethod: IntervalMethod;
+  /**
+   * The point the interval is built around: analytic, the linear (unbiased,
+   * consistent, before non-negativity) estimate; bootstrap, the released cells.
+   */
+  readonly center: Float64Array;
+  /** Bootstrap replicates used (0 on the analytic path). */
+  readonly replicates: number;
+}
+
+/** What the analytic path needs of one view. @internal */
+export interface ViewNoiseInput {
+  readonly attributes: readonly number[];
+  readonly cardinalities: readonly number[];
+  /** The oracle's unbiased estimate (fractions). */
+  readonly raw: Float64Array;
+  /** Plug-in fractions for the variance (non-negative, summing to 1). */
+  readonly fitted: Float64Array;
+  /** Reports in the view's group, N_V. */
+  readonly reports: number;
+  readonly oracle: FrequencyOracle;
+}
+
+/**
+ * Covariance of one view's unbiased estimate f^ (fractions over its cells) as
+ * diag(s) - sum_r a_r a_r^T, with N = N_V reports, f = plug-in fractions and
+ * fpc = (n - N) / (n - 1):
+ * - GRR: support counts are Multinomial(N, pi), pi = q + (p - q) f, so
+ *   Cov(f^) = (diag(pi) - pi pi^T) / (N (p - q)^2);
+ * - unary and hashing oracles (supports independent per cell, as in
+ *   `expectedQuerySse`): diagonal, s_u = [f_u p(1-p) + (1-f_u) q(1-q)] / (N (p-q)^2);
+ * - sampling (the group's own marginal differs from the population's):
+ *   + (diag(f) - f f^T) / N, the group's users being a random part of the
+ *   population; the groups' errors sum to zero across a partition, which
+ *   {@link analyticAnswer} accounts for once per query (the -Sigma_A / n term).
+ * O(cells).
+ */
+function viewCovariance(view: ViewNoiseInput): { diag: Float64Array; rank1: Float64Array[] } {
+  const { p, q } = view.oracle;
+  const N = view.reports;
+  const f = view.fitted;
+  const cells = f.length;
+  const diag = new Float64Array(cells);
+  const rank1: Float64Array[] = [];
+  if (N === 0) return { diag, rank1 };
+  const scale = N * (p - q) ** 2;
+  const mechanism = view.oracle.mechanism;
+  if (mechanism === "grr" || mechanism === "rr") {
+    const a = new Float64Array(cells);
+    for (let u = 0; u < cells; u++) {
+      const pi = q + (p - q) * f[u]!;
+      diag[u] = pi / scale;
+      a[u] = pi / Math.sqrt(scale);
+    }
+    rank1.push(a);
+  } else {
+    for (let u = 0; u < cells; u++) diag[u] = (f[u]! * p * (1 - p) + (1 - f[u]!) * q * (1 - q)) / scale;
+  }
+  const a = new Float64Array(cells);
+  const root = Math.sqrt(1 / N);
+  for (let u = 0; u < cells; u++) {
+    diag[u] += f[u]! / N;
+    a[u] = f[u]! * root;
+  }
+  rank1.push(a);
+  return { diag, rank1 };
+}
+
+/** Row-major strides of mixed-radix cells (first attribute most significant). */
+function stridesOf(cardinalities: readonly number[]): number[] {
+  const strides = new Array<number>(cardinalities.length);
+  let size = 1;
+  for (let i = cardinalities.length - 1; i >= 0; i--) {
+    strides[i] = size;
+    size *= cardinalities[i]!;
+  }
+  return strides;
+}
+
+/**
+ * Per-axis sum/deviation transform (the coordinates of CALM's component
+ * consistency): along each axis (x_0..x_{c-1}) -> (S, x_1 - S/c, .., x_{c-1} - S/c).
+ * Coefficient j depends only on the marginal over the attributes with j_i >= 1
+ * (its support). `inverse` undoes it. O(D k).
+ */
+function sumDeviation(cells: Float64Array, cardinalities: readonly number[], inverse: boolean): void {
+  const strides = stridesOf(cardinalities);
+  const size = cells.length;
+  const axes = cardinalities.map((_, i) => i);
+  if (inverse) axes.reverse();
+  for (const i of axes) {
+    const c = cardinalities[i]!;
+    const s = strides[i]!;
+    const block = s * c;
+    for (let base = 0; base < size; base += block) {
+      for (let offset = base; offset < base + s; offset++) {
+        if (!inverse) {
+          let sum = 0;
+          for (let v = 0; v < c; v++) sum += cells[offset + v * s]!;
+          const mean = sum / c;
+          cells[offset] = sum;
+          for (let v = 1; v < c; v++) cells[offset + v * s]! -= mean;
+        } else {
+          const mean = cells[offset]! / c;
+          let deviations = 0;
+          for (let v = 1; v < c; v++) {
+            deviations += cells[offset + v * s]!;
+            cells[offset + v * s]! += mean;
+          }
+          cells[offset] = mean - deviations;
+        }
+      }
+    }
+  }
+}
+
+/** The linear answer and its per-cell variance. @internal */
+export interface AnalyticResult {
+  center: Float64Array;
+  variance: Float64Array;
+}
+
+/**
+ * Analytic covariance of CALM's consistent answer to a query A.
+ *
+ * The consistency step (ALGORITHMS.md §3.2, `postProcessViews` without
+ * non-negativity) is linear: in the sum/deviation coordinates every coefficient
+ * block beta is replaced by the average of that block over the views V containing
+ * beta, weighted w_V = 1/|V|. A covered query A is read off any covering view, so
+ *   answer_A = inv_A( sum_{beta ⊆ A} sum_{V ⊇ beta} (w_V / W_beta) h_beta(P_{A∩V} f^_V) ),
+ * W_beta = sum_{V ⊇ beta} w_V, h_beta = the beta-block of the transform of V's
+ * marginal on A∩V. So answer_A = sum_V G_V z_V with z_V = P_{A∩V} f^_V and G_V a
+ * fixed |A| x |A∩V| matrix. The oracles' noise is independent across groups;
+ * the groups' sampling errors e_V (group marginal minus population marginal) of
+ * a random partition have Cov(e_V, e_W) = Sigma (delta_VW / N_V - 1 / n), Sigma =
+ * diag(f) - f f^T, and the consistent answer of exact marginals is the marginal
+ * itself (sum_V G_V P_{A∩V} = I on A-tables), so
+ *   Var(answer_a) = sum_V (G_V Cov(z_V) G_V^T)_{aa} - f_a (1 - f_a) / n,
+ * Cov(z_V) = P Cov(f^_V) P^T from {@link viewCovariance}, f_a = `fitted` (the
+ * released answer). Views with the same
+ * intersection with A and the same size share G, so their covariances are summed
+ * first. The plug-in f is the released (non-negative) view. Cost per query:
+ * O(sum_V |V| l) to project, plus O(g |A| |B|^2) for g distinct (A∩V, |V|)
+ * groups, B = A∩V; no pass over the reports.
+ */
+export function analyticAnswer(
+  views: readonly ViewNoiseInput[],
+  query: readonly number[],
+  queryCardinalities: readonly number[],
+  population: number,
+  fitted: Float64Array,
+): AnalyticResult {
+  const k = query.length;
+  const sizeA = queryCardinalities.reduce((s, c) => s * c, 1);
+  const stridesA = stridesOf(queryCardinalities);
+  const position = new Map<number, number>();
+  query.forEach((a, i) => {
+    position.set(a, i);
+  });
+  // Masks (over query positions) of every view's intersection; W_beta for all beta.
+  const masks = views.map((view) => {
+    let mask = 0;
+    for (const a of view.attributes) {
+      const p = position.get(a);
+      if (p !== undefined) mask |= 1 << p;
+    }
+    return mask;
+  });
+  const weightOf = new Float64Array(1 << k);
+  views.forEach((view, v) => {
+    const w = 1 / view.raw.length;
+    const mask = masks[v]!;
+    for (let beta = mask; ; beta = (beta - 1) & mask) {
+      weightOf[beta] += w;
+      if (beta === 0) break;
+    }
+  });
+  // Group views by (mask, size): same G.
+  interface Group {
+    mask: number;
+    size: number;
+    z: Float64Array;
+    cov: Float64Array;
+  }
+  const groups = new Map<string, Group>();
+  views.forEach((view, v) => {
+    const mask = masks[v]!;
+    const bPositions: number[] = [];
+    for (let p = 0; p < k; p++) if ((mask >>> p) & 1) bPositions.push(p);
+    const bCards = bPositions.map((p) => queryCardinalities[p]!);
+    const sizeB = bCards.reduce((s, c) => s * c, 1);
+    const key = `${mask}/${view.raw.length}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        mask,
+        size: view.raw.length,
+        z: new Float64Array(sizeB),
+        cov: new Float64Array(sizeB * sizeB),
+      };
+      groups.set(key, group);
+    }
+    // Map each view cell to its cell of the B-marginal.
+    const bStrides = stridesOf(bCards);
+    const viewStrides = stridesOf(view.cardinalities);
+    const inB: { stride: number; card: number; bStride: number }[] = [];
+    view.attributes.forEach((a, j) => {
+      const p = position.get(a);
+      if (p === undefined) return;
+      inB.push({
+        stride: viewStrides[j]!,
+        card: view.cardinalities[j]!,
+        bStride: bStrides[bPositions.indexOf(p)]!,
+      });
+    });
+    const { diag, rank1 } = viewCovariance(view);
+    const diagB = new Float64Array(sizeB);
+    const rankB = rank1.map(() => new Float64Array(sizeB));
+    for (let u = 0; u < view.raw.length; u++) {
+      let b = 0;
+      for (const axis of inB) b += (Math.floor(u / axis.stride) % axis.card) * axis.bStride;
+      group.z[b] += view.raw[u]!;
+      diagB[b] += diag[u]!;
+      rank1.forEach((a, r) => {
+        rankB[r]![b] += a[u]!;
+      });
+    }
+    for (let b = 0; b < sizeB; b++) group.cov[b * sizeB + b] += diagB[b]!;
+    for (const a of rankB)
+      for (let b = 0; b < sizeB; b++)
+        for (let c = 0; c < sizeB; c++) group.cov[b * sizeB + c] -= a[b]! * a[c]!;
+  });
+  const center = new Float64Array(sizeA);
+  const variance = new Float64Array(sizeA);
+  const column = new Float64Array(sizeA);
+  for (const group of groups.values()) {
+    const bPositions: number[] = [];
+    for (let p = 0; p < k; p++) if ((group.mask >>> p) & 1) bPositions.push(p);
+    const bCards = bPositions.map((p) => queryCardinalities[p]!);
+    const sizeB = group.z.length;
+    const bStrides = stridesOf(bCards);
+    const w = 1 / group.size;
+    // G columns: G e_b for every cell b of B, as an |A| x |B| matrix (column-major).
+    const G = new Float64Array(sizeA * sizeB);
+    const unit = new Float64Array(sizeB);
+    for (let b = 0; b < sizeB; b++) {
+      unit.fill(0);
+      unit[b] = 1;
+      sumDeviation(unit, bCards, false);
+      column.fill(0);
+      for (let j = 0; j < sizeB; j++) {
+        if (unit[j] === 0) continue;
+        let support = 0;
+        let target = 0;
+        bPositions.forEach((p, i) => {
+          const digit = Math.floor(j / bStrides[i]!) % bCards[i]!;
+          if (digit !== 0) support |= 1 << p;
+          target += digit * stridesA[p]!;
+        });
+        column[target] = (unit[j]! * w) / weightOf[support]!;
+      }
+      sumDeviation(column, queryCardinalities, true);
+      G.set(column, b * sizeA);
+    }
+    for (let a = 0; a < sizeA; a++) {
+      let mean = 0;
+      let v = 0;
+      for (let b = 0; b < sizeB; b++) {
+        const gab = G[b * sizeA + a]!;
+        mean += gab * group.z[b]!;
+        if (gab === 0) continue;
+        let row = 0;
+        for (let c = 0; c < sizeB; c++) row += group.cov[b * sizeB + c]! * G[c * sizeA + a]!;
+        v += gab * row;
+      }
+      center[a] += mean;
+      variance[a] += v;
+    }
+  }
+  let total = 0;
+  for (let a = 0; a < sizeA; a++) total += Math.max(0, fitted[a]!);
+  for (let a = 0; a < sizeA; a++) {
+    const f = total > 0 ? Math.max(0, fitted[a]!) / total : 1 / sizeA;
+    if (population > 0) variance[a]! -= (f * (1 - f)) / population;
+    if (variance[a]! < 0) variance[a] = 0;
+  }
+  return { center, variance };
+}
+
+/** The q-quantile (0 <= q <= 1) of sorted values, linear between order statistics. */
+function quantileOfSorted(sorted: Float64Array, q: number): number {
+  const at = q * (sorted.length - 1);
+  const low = Math.floor(at);
+  const high = Math.min(sorted.length - 1, low + 1);
+  return sorted[low]! + (at - low) * (sorted[high]! - sorted[low]!);
+}
+
+/**
+ * Basic (reflected) parametric-bootstrap interval per cell: with the released
+ * answer t and replicate answers t*_1..t*_B drawn from the fitted model,
+ * [2t - Q(1 - alpha/2), 2t - Q(alpha/2)] (Q = quantile of the t*), which removes
+ * the bias that non-negativity and maximum entropy add when the model is right;
+ * standard error = sd of the t*. Clipped to [0, 1]. O(B |A| log B).
+ */
+export function bootstrapBounds(
+  released: Float64Array,
+  replicates: readonly Float64Array[],
+  level: number,
+): { lower: Float64Array; upper: Float64Array; standardError: Float64Array } {
+  const cells = released.length;
+  const B = replicates.length;
+  const lower = new Float64Array(cells);
+  const upper = new Float64Array(cells);
+  const standardError = new Float64Array(cells);
+  const values = new Float64Array(B);
+  const alpha = 1 - level;
+  for (let a = 0; a < cells; a++) {
+    let mean = 0;
+    for (let b = 0; b < B; b++) {
+      values[b] = replicates[b]![a]!;
+      mean += values[b]!;
+    }
+    mean /= B;
+    let ss = 0;
+    for (let b = 0; b < B; b++) ss += (values[b]! - mean) ** 2;
+    standardError[a] = Math.sqrt(ss / Math.max(1, B - 1));
+    values.sort();
+    const t = released[a]!;
+    lower[a] = clip01(2 * t - quantileOfSorted(values, 1 - alpha / 2));
+    upper[a] = clip01(2 * t - quantileOfSorted(values, alpha / 2));
+  }
+  return { lower, upper, standardError };
+}
+
+/** x clipped to [0, 1]. */
+export function clip01(x: number): number {
+  return Math.min(1, Math.max(0, x));
+}

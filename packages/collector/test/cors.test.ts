@@ -1,0 +1,226 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { createReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CollectorStorage,
+  InvalidParameterError,
+  openDuckDbStorage,
+  parseAllowedOrigins,
+  type RunningCollector,
+  startCollector,
+} from "../src/index.js";
+import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+
+const ALLOWED = "http://app.example.test:8080";
+const SECOND = "https://other-allowed.example.test";
+const FOREIGN = "https://evil.example.test";
+
+describe("parseAllowedOrigins", () => {
+  it("accepts origins as browsers send them, normalising the default port and case", () => {
+    expect(
+      parseAllowedOrigins(["https://a.example", "http://127.0.0.1:5173", "https://A.Example:443"]),
+    ).toEqual(["https://a.example", "http://127.0.0.1:5173", "https://a.example"]);
+  });
+
+  it("refuses anything that is not an origin, naming it", () => {
+    for (const bad of [
+      "*",
+      "null",
+      "",
+      "example.org",
+      "ftp://example.org",
+      "https://example.org/",
+      "https://example.org/app",
+      "https://example.org?x=1",
+      "https://user:pw@example.org",
+      "https://example.org#top",
+    ]) {
+      expect(() => parseAllowedOrigins([bad]), bad).toThrow(InvalidParameterError);
+      expect(() => parseAllowedOrigins([bad]), bad).toThrow(JSON.stringify(bad));
+    }
+  });
+});
+
+describe("CORS: browsers on allowed origins reach the plan and report endpoints, nothing else", () => {
+  const dir = tempDir();
+  let storage: CollectorStorage;
+  let collector: RunningCollector;
+  let closedByDefault: RunningCollector;
+  let round = "";
+  let plan: CalmPlan;
+  const records = mixedRecords(50, 5);
+
+  beforeAll(async () => {
+    storage = await openDuckDbStorage(join(dir, "cors.duckdb"));
+    collector = await startCollector({ storage, adminToken: TOKEN, allowOrigins: [ALLOWED, SECOND] });
+    ({ round, plan } = await createRound(collector.url, roundBody(records, 1, 2, 1000)));
+    closedByDefault = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "default.duckdb")),
+      adminToken: TOKEN,
+    });
+  });
+  afterAll(async () => {
+    await collector.close();
+    await closedByDefault.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const reportsBody = (from: number, count: number) => {
+    const rng = seededRng(from + 1);
+    return JSON.stringify({
+      round,
+      reports: Array.from({ length: count }, (_, i) =>
+        createReport(
+          plan,
+          records.columns.map((column) => column[from + i]!),
+          { rng },
+        ),
+      ),
+    });
+  };
+  const preflight = (base: string, path: string, origin: string, method: string) =>
+    fetch(`${base}${path}`, {
+      method: "OPTIONS",
+      headers: {
+        origin,
+        "access-control-request-method": method,
+        "access-control-request-headers": "content-type",
+      },
+    });
+  const corsHeaders = (response: Response) =>
+    [
+      "access-control-allow-origin",
+      "access-control-allow-methods",
+      "access-control-allow-headers",
+      "access-control-allow-credentials",
+      "access-control-expose-headers",
+      "access-control-max-age",
+    ].filter((name) => response.headers.get(name) !== null);
+
+  it("answers the preflight of the report endpoint for an allowed origin, with exactly that origin", async () => {
+    for (const origin of [ALLOWED, SECOND]) {
+      const response = await preflight(collector.url, `/v1/rounds/${round}/reports`, origin, "POST");
+      expect(response.status).toBe(204);
+      expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+      expect(response.headers.get("access-control-allow-methods")).toBe("POST");
+      expect(response.headers.get("access-control-allow-headers")).toBe("content-type");
+      expect(response.headers.get("access-control-allow-credentials")).toBeNull();
+      expect(response.headers.get("vary")).toMatch(/Origin/);
+    }
+    const plan = await preflight(collector.url, `/v1/rounds/${round}/plan`, ALLOWED, "GET");
+    expect(plan.status).toBe(204);
+    expect(plan.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    expect(plan.headers.get("access-control-allow-methods")).toBe("GET");
+  });
+
+  it("a cross-origin POST from an allowed origin is stored and carries the allow header", async () => {
+    const response = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
+      method: "POST",
+      headers: { origin: ALLOWED, "content-type": "application/json" },
+      body: reportsBody(0, 10),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    expect(response.headers.get("vary")).toMatch(/Origin/);
+    expect(await response.json()).toEqual({ acknowledged: 10, stored: 10, duplicates: 0 });
+    // The plan too; and an error answer of these endpoints is readable by the page.
+    const fetched = await fetch(`${collector.url}/v1/rounds/${round}/plan`, { headers: { origin: ALLOWED } });
+    expect(fetched.status).toBe(200);
+    expect(fetched.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    const refused = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
+      method: "POST",
+      headers: { origin: ALLOWED, "content-type": "application/json" },
+      body: JSON.stringify({ round, reports: [] }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+  });
+
+  it("another origin gets no allow header: preflight refused, responses without it", async () => {
+    const pre = await preflight(collector.url, `/v1/rounds/${round}/reports`, FOREIGN, "POST");
+    expect(pre.status).toBe(403);
+    expect(corsHeaders(pre)).toEqual([]);
+    expect(((await pre.json()) as { reason: string }).reason).toBe("cross-origin-refused");
+    // A preflight asking for another method than the endpoint's is refused too.
+    const wrongMethod = await preflight(collector.url, `/v1/rounds/${round}/reports`, ALLOWED, "PUT");
+    expect(wrongMethod.status).toBe(403);
+    expect(corsHeaders(wrongMethod)).toEqual([]);
+    // Near misses of an allowed origin are other origins.
+    for (const near of [
+      "http://app.example.test:8081",
+      "https://app.example.test:8080",
+      "http://app.example.test",
+    ]) {
+      const response = await fetch(`${collector.url}/v1/rounds/${round}/plan`, { headers: { origin: near } });
+      expect(response.status).toBe(200);
+      expect(corsHeaders(response), near).toEqual([]);
+    }
+    const post = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
+      method: "POST",
+      headers: { origin: FOREIGN, "content-type": "application/json" },
+      body: reportsBody(10, 5),
+    });
+    expect(corsHeaders(post)).toEqual([]);
+  });
+
+  it("admin endpoints never carry CORS headers and refuse every preflight, even from an allowed origin", async () => {
+    const auth = { authorization: `Bearer ${TOKEN}`, origin: ALLOWED };
+    const adminPaths: [string, string][] = [
+      ["/v1/rounds", "POST"],
+      [`/v1/rounds/${round}/status`, "GET"],
+      [`/v1/rounds/${round}/marginals?attrs=q0,q1`, "GET"],
+      ["/healthz", "GET"],
+      ["/v1/nowhere", "GET"],
+    ];
+    for (const [path, method] of adminPaths) {
+      const pre = await preflight(collector.url, path, ALLOWED, method);
+      expect(pre.status, path).toBe(403);
+      expect(corsHeaders(pre), path).toEqual([]);
+    }
+    const status = await fetch(`${collector.url}/v1/rounds/${round}/status`, { headers: auth });
+    expect(status.status).toBe(200);
+    expect(corsHeaders(status)).toEqual([]);
+    const marginal = await fetch(`${collector.url}/v1/rounds/${round}/marginals?attrs=q0,q1`, {
+      headers: auth,
+    });
+    expect(marginal.status).toBe(200);
+    expect(corsHeaders(marginal)).toEqual([]);
+    const create = await fetch(`${collector.url}/v1/rounds`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(roundBody(records, 1, 2, 1000)),
+    });
+    expect(create.status).toBe(201);
+    expect(corsHeaders(create)).toEqual([]);
+    const unauthorised = await fetch(`${collector.url}/v1/rounds/${round}/status`, {
+      headers: { origin: ALLOWED },
+    });
+    expect(unauthorised.status).toBe(401);
+    expect(corsHeaders(unauthorised)).toEqual([]);
+  });
+
+  it("by default no origin is allowed", async () => {
+    const { round: other } = await createRound(closedByDefault.url, roundBody(records, 1, 2, 1000));
+    const pre = await preflight(closedByDefault.url, `/v1/rounds/${other}/reports`, ALLOWED, "POST");
+    expect(pre.status).toBe(403);
+    expect(corsHeaders(pre)).toEqual([]);
+    const fetched = await fetch(`${closedByDefault.url}/v1/rounds/${other}/plan`, {
+      headers: { origin: ALLOWED },
+    });
+    expect(fetched.status).toBe(200);
+    expect(corsHeaders(fetched)).toEqual([]);
+  });
+
+  it("startCollector refuses a malformed origin before listening", async () => {
+    await expect(
+      startCollector({
+        storage,
+        adminToken: TOKEN,
+        allowOrigins: ["https://ok.example", "https://x.example/"],
+      }),
+    ).rejects.toThrow(/"https:\/\/x\.example\/" is not an origin/);
+  });
+});

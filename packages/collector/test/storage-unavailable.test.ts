@@ -1,0 +1,93 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { createReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CollectorStorage, openDuckDbStorage, StorageError, startCollector } from "../src/index.js";
+import { call, createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+
+describe("storage unavailable: 503 storage-unavailable with Retry-After, then resume", () => {
+  const dir = tempDir();
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses (never acknowledges) while the storage fails, says so in /healthz and the log, and resumes", async () => {
+    const storage = await openDuckDbStorage(join(dir, "flaky.duckdb"));
+    let down = false;
+    // Every call fails while `down`, as a database that went away would.
+    const flaky = new Proxy(storage, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (typeof value !== "function") return value;
+        if (key === "close") return value.bind(target);
+        return (...args: unknown[]) =>
+          down
+            ? Promise.reject(new StorageError("connect ECONNREFUSED 127.0.0.1:5432"))
+            : (value as (...a: unknown[]) => unknown).apply(target, args);
+      },
+    }) as CollectorStorage;
+    const lines: string[] = [];
+    const collector = await startCollector({ storage: flaky, adminToken: TOKEN, log: (l) => lines.push(l) });
+    try {
+      const records = mixedRecords(20, 3);
+      const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, 10_000));
+      const rng = seededRng(4);
+      const batch = (from: number) =>
+        Array.from({ length: 10 }, (_, i) =>
+          createReport(
+            plan,
+            records.schema.attributes.map((_a, j) => records.columns[j]![from + i]!),
+            { rng },
+          ),
+        );
+      const post = (reports: unknown[]) =>
+        fetch(`${collector.url}/v1/rounds/${round}/reports`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ round, reports }),
+        });
+      const first = batch(0);
+      expect((await post(first)).status).toBe(200);
+      expect(lines).toEqual([]);
+
+      down = true;
+      const second = batch(10);
+      for (let i = 0; i < 3; i++) {
+        const refused = await post(second);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get("retry-after")).toBe("1");
+        expect(await refused.json()).toMatchObject({ statusCode: 503, reason: "storage-unavailable" });
+      }
+      const health = await fetch(`${collector.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(health.headers.get("retry-after")).toBe("1");
+      expect(await health.json()).toMatchObject({
+        status: "unavailable",
+        storage: "unavailable",
+        backend: "duckdb",
+        reason: "storage-unavailable",
+        refused: { "storage-unavailable": 3 },
+      });
+      // One line when it went away (not one per request), naming the database's error.
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /storage \(duckdb\) unavailable: connect ECONNREFUSED.*503 storage-unavailable/,
+      );
+
+      down = false;
+      const resumed = await post(second);
+      expect(resumed.status).toBe(200);
+      expect(await resumed.json()).toMatchObject({ acknowledged: 10, stored: 10, duplicates: 0 });
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toMatch(/storage \(duckdb\) available again after .* s; 3 requests were answered 503/);
+      expect(await call(`${collector.url}/healthz`, "GET")).toMatchObject({
+        status: 200,
+        body: { status: "ok", storage: "duckdb", refused: { "storage-unavailable": 3 } },
+      });
+      // Nothing of the refused attempts was counted: 20 reports, no duplicates.
+      const status = await call(`${collector.url}/v1/rounds/${round}/status`, "GET");
+      expect(status.body).toMatchObject({ accepted: 20, duplicates: 0 });
+    } finally {
+      await collector.close();
+    }
+  });
+});
