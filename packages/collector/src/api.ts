@@ -44,6 +44,18 @@ export interface StoreResult {
   readonly duplicates: number;
 }
 
+/**
+ * A round's lifecycle: open (reports accepted), closed at `closedAt` (reports
+ * refused with `RoundClosedError`, counts kept), and from `idsDroppedAt` on its
+ * report ids are gone: its rows were replaced by its counts.
+ */
+export interface RoundState {
+  /** ISO 8601 time the round was closed, or null while it is open. */
+  readonly closedAt: string | null;
+  /** ISO 8601 time its report ids were dropped, or null while they are kept. */
+  readonly idsDroppedAt: string | null;
+}
+
 /** The counters of a round. */
 export interface RoundCounts {
   /** Reports stored (counted), over all views. */
@@ -90,6 +102,25 @@ export interface CollectorStorage {
   counts(round: StoredRound): Promise<RoundCounts>;
   /** The round's aggregate, counted by the database. */
   supportCounts(round: StoredRound): Promise<SupportCounts>;
+  /**
+   * Close the round at `at` (idempotent: closing a closed round keeps the first
+   * time): afterwards `storeReports` of the round rejects with `RoundClosedError`
+   * (a batch already in flight may still be stored, and is counted). Its counts
+   * stay. Resolves with the round's state after commit.
+   */
+  closeRound(round: StoredRound, at: Date): Promise<RoundState>;
+  /** Report ids (report rows) the round holds: every stored report until its ids are dropped, then 0. */
+  heldIds(round: StoredRound): Promise<number>;
+  /** The round's lifecycle state. */
+  roundState(round: StoredRound): Promise<RoundState>;
+  /**
+   * For every round closed at or before `closedBefore` that still holds report
+   * rows: replace its report and support rows by their counts per (view, cell),
+   * so `counts`/`supportCounts` answer as before while its report ids are gone.
+   * Idempotent; safe while other collector processes do the same. Resolves with
+   * the ids of the rounds it compacted.
+   */
+  dropClosedIds(closedBefore: Date, at: Date): Promise<string[]>;
   /** Throws if the database cannot be reached. */
   ping(): Promise<void>;
   /** Finish pending writes and release the database. */
@@ -113,6 +144,11 @@ export interface CollectorOptions {
    * never available cross-origin.
    */
   readonly allowOrigins?: readonly string[];
+  /**
+   * Milliseconds a closed round keeps its report ids before they are dropped
+   * (its counts stay; default 3,600,000: one hour). 0 drops them at the next sweep.
+   */
+  readonly idRetentionMs?: number;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
   /**

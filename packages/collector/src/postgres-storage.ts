@@ -3,12 +3,13 @@ import type {
   AcceptedReport,
   CollectorStorage,
   RoundCounts,
+  RoundState,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
-import { StorageError } from "./errors.js";
-import { countsFromRows, roundFromRow, supportFromRows } from "./storage-rows.js";
+import { RoundClosedError, StorageError } from "./errors.js";
+import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
 const MIGRATION_LOCK = 0x63616c6d;
@@ -27,6 +28,35 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS calm_support_round ON calm_support (round_no)",
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
+  `CREATE TABLE IF NOT EXISTS calm_round_state (
+     round_no INTEGER PRIMARY KEY, closed_at TEXT NOT NULL, ids_dropped_at TEXT)`,
+  `CREATE TABLE IF NOT EXISTS calm_closed_counts (
+     round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+     PRIMARY KEY (round_no, view, cell))`,
+];
+
+/** Reports per view of a round: its stored rows plus the counts of rows dropped at closing. */
+const PER_VIEW_SQL = `SELECT view, sum(n)::float8 FROM (
+    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
+    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
+  ) AS t GROUP BY view`;
+/** Support counts per (view, cell) of a round: stored rows plus dropped rows' counts. */
+const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
+    SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
+    UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
+  ) AS t GROUP BY view, cell`;
+/**
+ * Move a round's rows into its closed counts (`$1` the round): each statement
+ * deletes rows and adds exactly the deleted ones to the counts, so a batch that
+ * commits meanwhile stays counted once (as rows, until the next sweep).
+ */
+const COMPACT_SQL = [
+  `WITH gone AS (DELETE FROM calm_reports WHERE round_no = $1 RETURNING view)
+   INSERT INTO calm_closed_counts SELECT $1, view, ${REPORTS_MARK}, count(*) FROM gone GROUP BY view
+   ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
+  `WITH gone AS (DELETE FROM calm_support WHERE round_no = $1 RETURNING view, cell)
+   INSERT INTO calm_closed_counts SELECT $1, view, cell, count(*) FROM gone GROUP BY view, cell
+   ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
 ];
 
 /** Options of {@link openPostgresStorage}. */
@@ -142,13 +172,19 @@ class PostgresStorage implements CollectorStorage {
     for (const report of reports) if (!unique.has(report.id)) unique.set(report.id, report);
     const ordered = [...unique.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return this.#write(async (client) => {
+      // One statement checks that the round is open and inserts the new ids (no extra round trip).
       const inserted = await client.query(
-        `INSERT INTO calm_reports (round_no, report_id, view)
-         SELECT $1, id, view FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS t(id, view, i) ORDER BY i
-         ON CONFLICT DO NOTHING RETURNING report_id::text AS id`,
+        `WITH closed AS (SELECT EXISTS (SELECT 1 FROM calm_round_state WHERE round_no = $1) AS closed),
+         ins AS (INSERT INTO calm_reports (round_no, report_id, view)
+           SELECT $1, id, view FROM unnest($2::uuid[], $3::int[]) WITH ORDINALITY AS t(id, view, i)
+           WHERE NOT (SELECT closed FROM closed) ORDER BY i
+           ON CONFLICT DO NOTHING RETURNING report_id::text AS id)
+         SELECT (SELECT closed FROM closed) AS closed, ARRAY(SELECT id FROM ins) AS ids`,
         [round.no, ordered.map((r) => r.id), ordered.map((r) => r.view)],
       );
-      const fresh = new Set(inserted.rows.map((row: { id: string }) => row.id));
+      const answer = inserted.rows[0] as { closed: boolean; ids: string[] };
+      if (answer.closed) throw new RoundClosedError(round.id);
+      const fresh = new Set(answer.ids);
       const views: number[] = [];
       const cells: number[] = [];
       for (const report of ordered) {
@@ -174,11 +210,65 @@ class PostgresStorage implements CollectorStorage {
     await this.#write((client) => addCounter(client, round.no, `rejected:${reason}`, reports));
   }
 
-  async counts(round: StoredRound): Promise<RoundCounts> {
-    const perViewRows = await this.#read(
-      "SELECT view, count(*)::float8 FROM calm_reports WHERE round_no = $1 GROUP BY view",
+  closeRound(round: StoredRound, at: Date): Promise<RoundState> {
+    return this.#write(async (client) => {
+      const result = await client.query({
+        text: `WITH ins AS (INSERT INTO calm_round_state VALUES ($1, $2, NULL) ON CONFLICT (round_no) DO NOTHING
+                 RETURNING closed_at, ids_dropped_at)
+               SELECT closed_at, ids_dropped_at FROM ins
+               UNION ALL SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1`,
+        values: [round.no, at.toISOString()],
+        rowMode: "array",
+      });
+      if (result.rows.length > 0) return stateFromRow(result.rows[0]);
+      // Another transaction closed it meanwhile (after this statement's snapshot): read its row.
+      const again = await client.query({
+        text: "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
+        values: [round.no],
+        rowMode: "array",
+      });
+      return stateFromRow(again.rows[0]);
+    });
+  }
+
+  async heldIds(round: StoredRound): Promise<number> {
+    const rows = await this.#read("SELECT count(*)::float8 FROM calm_reports WHERE round_no = $1", [
+      round.no,
+    ]);
+    return Number(rows[0]![0]);
+  }
+
+  async roundState(round: StoredRound): Promise<RoundState> {
+    const rows = await this.#read(
+      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
       [round.no],
     );
+    return stateFromRow(rows[0]);
+  }
+
+  async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
+    // Rounds closed long enough that still hold rows (a batch in flight at closing may add some later).
+    const due = await this.#read(
+      `SELECT s.round_no, r.round_id::text FROM calm_round_state s JOIN calm_rounds r USING (round_no)
+       WHERE s.closed_at <= $1
+         AND (s.ids_dropped_at IS NULL OR EXISTS (SELECT 1 FROM calm_reports c WHERE c.round_no = s.round_no))
+       ORDER BY s.round_no`,
+      [closedBefore.toISOString()],
+    );
+    for (const [no] of due) {
+      await this.#write(async (client) => {
+        for (const statement of COMPACT_SQL) await client.query(statement, [no]);
+        await client.query(
+          "UPDATE calm_round_state SET ids_dropped_at = coalesce(ids_dropped_at, $2) WHERE round_no = $1",
+          [no, at.toISOString()],
+        );
+      });
+    }
+    return due.map((row) => String(row[1]));
+  }
+
+  async counts(round: StoredRound): Promise<RoundCounts> {
+    const perViewRows = await this.#read(PER_VIEW_SQL, [round.no]);
     const counterRows = await this.#read(
       "SELECT name, value::float8 FROM calm_counters WHERE round_no = $1",
       [round.no],
@@ -189,20 +279,8 @@ class PostgresStorage implements CollectorStorage {
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
     // One snapshot for both aggregates, so reports and support rows agree under concurrent writes.
     const [reports, support] = await this.#snapshot(async (client) => [
-      (
-        await client.query({
-          text: "SELECT view, count(*)::float8 FROM calm_reports WHERE round_no = $1 GROUP BY view",
-          values: [round.no],
-          rowMode: "array",
-        })
-      ).rows,
-      (
-        await client.query({
-          text: "SELECT view, cell, count(*)::float8 FROM calm_support WHERE round_no = $1 GROUP BY view, cell",
-          values: [round.no],
-          rowMode: "array",
-        })
-      ).rows,
+      (await client.query({ text: PER_VIEW_SQL, values: [round.no], rowMode: "array" })).rows,
+      (await client.query({ text: SUPPORT_SQL, values: [round.no], rowMode: "array" })).rows,
     ]);
     return supportFromRows(round.plan, reports!, support!);
   }
@@ -222,6 +300,7 @@ class PostgresStorage implements CollectorStorage {
     try {
       return await transaction(this.#pool, body);
     } catch (error) {
+      if (error instanceof RoundClosedError) throw error;
       throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
     }
   }

@@ -12,7 +12,13 @@ import type {
 import { bearerChecker } from "./auth.js";
 import { CorsPolicy } from "./cors.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
-import { InvalidParameterError, RequestRejectedError, reject, StorageError } from "./errors.js";
+import {
+  InvalidParameterError,
+  RequestRejectedError,
+  RoundClosedError,
+  reject,
+  StorageError,
+} from "./errors.js";
 import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
 import {
@@ -37,6 +43,9 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
 
 type RoundParams = { id: string };
 
+/** Default time a closed round keeps its report ids: one hour. */
+export const DEFAULT_ID_RETENTION_MS = 3_600_000;
+
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   const result = value ?? fallback;
   if (!Number.isSafeInteger(result) || result < 1)
@@ -52,7 +61,10 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  *   nothing (JSON schema, then the wire format and the view oracle's own check);
  *   answered 200 `{acknowledged, stored, duplicates}` only after the storage
  *   committed; a report id seen before is acknowledged but not counted again;
- * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView}`;
+ * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView, closedAt, idsDroppedAt, idsHeld}`;
+ * - `POST /v1/rounds/:id/close` (admin): close the round -> 200 `{round, closedAt, idsDropAfter, idsDroppedAt}`;
+ *   its counts stay, later reports get 409 `round-closed`, and `idRetentionMs`
+ *   after closing a sweep (every max(250 ms, min(retention / 4, 60 s))) drops its report ids;
  * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
  *   the database's counts (see `MarginalAnswer`);
  * - `GET /healthz`: 200 `{status: "ok", storage, refused}` when the database answers
@@ -86,6 +98,11 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   const maxBatch = positiveInteger("maxBatch", options.maxBatch, 1000);
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit, 1 << 20);
   const maxQueryCells = positiveInteger("maxQueryCells", options.maxQueryCells, 1 << 20);
+  const idRetentionMs = options.idRetentionMs ?? DEFAULT_ID_RETENTION_MS;
+  if (!Number.isSafeInteger(idRetentionMs) || idRetentionMs < 0)
+    throw new InvalidParameterError(
+      `createCollector: idRetentionMs must be an integer >= 0 (got ${options.idRetentionMs})`,
+    );
   const checkToken = bearerChecker(adminToken);
   const cors = new CorsPolicy(options.allowOrigins ?? []);
   const rounds = new Map<string, StoredRound>();
@@ -132,6 +149,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
       let message = "internal error";
       if (error instanceof RequestRejectedError) {
         ({ statusCode, reason, message } = error);
+      } else if (error instanceof RoundClosedError) {
+        [statusCode, reason, message] = [409, "round-closed", error.message];
       } else if (error.validation) {
         [statusCode, reason, message] = [400, "schema", error.message];
       } else if (error.code !== undefined && FASTIFY_ERRORS[error.code]) {
@@ -251,9 +270,51 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     async (request) => {
       const round = await findRound(request.params.id);
       const counts: RoundCounts = await storage.counts(round);
-      return { round: round.id, ...counts };
+      const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
+      return { round: round.id, ...counts, ...state, idsHeld };
     },
   );
+
+  const dropAfter = (closedAt: string) => new Date(Date.parse(closedAt) + idRetentionMs).toISOString();
+  app.post<{ Params: RoundParams }>(
+    "/v1/rounds/:id/close",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const state = await storage.closeRound(round, new Date());
+      request.log.info({ round: round.id, closedAt: state.closedAt }, "round closed");
+      return {
+        round: round.id,
+        closedAt: state.closedAt,
+        idsDropAfter: dropAfter(state.closedAt!),
+        idsDroppedAt: state.idsDroppedAt,
+      };
+    },
+  );
+
+  // The retention sweep: rounds closed more than idRetentionMs ago lose their report ids.
+  const sweepEvery = Math.max(250, Math.min(Math.floor(idRetentionMs / 4), 60_000));
+  let sweeping: Promise<void> | undefined;
+  const sweep = () => {
+    sweeping ??= (async () => {
+      try {
+        const now = Date.now();
+        const dropped = await storage.dropClosedIds(new Date(now - idRetentionMs), new Date(now));
+        if (dropped.length > 0) app.log.info({ rounds: dropped }, "report ids of closed rounds dropped");
+      } catch (error) {
+        app.log.error(error, "dropping the report ids of closed rounds failed; retrying at the next sweep");
+      } finally {
+        sweeping = undefined;
+      }
+    })();
+    return sweeping;
+  };
+  const timer = setInterval(sweep, sweepEvery);
+  timer.unref();
+  app.addHook("onClose", async () => {
+    clearInterval(timer);
+    await sweeping;
+  });
 
   app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator } }>(
     "/v1/rounds/:id/marginals",

@@ -15,7 +15,7 @@ import { loadPopulation } from "../harness/load.js";
 
 /** The environment variable holding the admin bearer token. */
 export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
-const SUBCOMMANDS = ["serve", "simulate", "status", "query"] as const;
+const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 interface CollectorOptions {
@@ -26,6 +26,7 @@ interface CollectorOptions {
   port: number;
   "max-batch": number;
   "allow-origin"?: string;
+  "id-retention": string;
   url?: string;
   round?: string;
   attrs?: string;
@@ -44,7 +45,7 @@ interface CollectorOptions {
 
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
-  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch", "allow-origin"],
+  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch", "allow-origin", "id-retention"],
   simulate: [
     "url",
     "round",
@@ -62,6 +63,7 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
   ],
   status: ["url", "round"],
   query: ["url", "round", "attrs"],
+  close: ["url", "round"],
 };
 
 function adminToken(subcommand: string): string {
@@ -106,6 +108,19 @@ async function adminCall(
   return answer;
 }
 
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `--id-retention 90s | 15m | 1h | 7d | 0`: milliseconds (a usage error otherwise). */
+export function parseDuration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
+  if (value.trim() === "0") return 0;
+  if (!match)
+    throw new UsageError(
+      `collector serve: --id-retention must be a duration like 90s, 15m, 1h, 7d or 0 (got ${JSON.stringify(value)})`,
+    );
+  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
+}
+
 /** `--allow-origin a,b`: the origins, checked (a usage error names a bad one); none when absent. */
 function allowedOrigins(value: string | undefined): readonly string[] {
   if (value === undefined) return [];
@@ -123,6 +138,7 @@ function allowedOrigins(value: string | undefined): readonly string[] {
 async function serve(options: CollectorOptions, context: CommandContext): Promise<unknown> {
   const token = adminToken("serve");
   const allowOrigins = allowedOrigins(options["allow-origin"]);
+  const idRetentionMs = parseDuration(options["id-retention"]);
   if (options.db !== undefined && options.postgres !== undefined)
     throw new UsageError("collector serve: give --db or --postgres, not both");
   if (options.clickhouse !== undefined && (options.db !== undefined || options.postgres !== undefined))
@@ -144,6 +160,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     maxBatch: options["max-batch"],
     log: context.log,
     allowOrigins,
+    idRetentionMs,
   });
   const started = Date.now();
   context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
@@ -163,6 +180,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     storage: storage.backend,
     ...(db !== undefined && !shared ? { db } : {}),
     allowOrigins,
+    idRetentionMs,
     stoppedBy: signal,
     seconds: (Date.now() - started) / 1000,
   };
@@ -252,6 +270,27 @@ async function status(options: CollectorOptions): Promise<unknown> {
     rejected: answer.rejected,
     perView: answer.perView,
     duplicates: answer.duplicates,
+    closedAt: answer.closedAt ?? null,
+    idsDroppedAt: answer.idsDroppedAt ?? null,
+    idsHeld: answer.idsHeld,
+  };
+}
+
+/** Close a round: it keeps its counts, refuses new reports, and drops its report ids after the retention. */
+async function close(options: CollectorOptions): Promise<unknown> {
+  const url = required("close", "url", options.url);
+  const round = required("close", "round", options.round);
+  const answer = await adminCall(
+    url,
+    `/v1/rounds/${encodeURIComponent(round)}/close`,
+    adminToken("close"),
+    {},
+  );
+  return {
+    round: answer.round,
+    closedAt: answer.closedAt,
+    idsDropAfter: answer.idsDropAfter,
+    idsDroppedAt: answer.idsDroppedAt,
   };
 }
 
@@ -279,8 +318,8 @@ async function query(options: CollectorOptions): Promise<unknown> {
 export const collectorCommand: Command = {
   name: "collector",
   summary:
-    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query). Admin token: $CALM_LDP_ADMIN_TOKEN.",
-  positionals: ["serve|simulate|status|query"],
+    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close). Admin token: $CALM_LDP_ADMIN_TOKEN.",
+  positionals: ["serve|simulate|status|query|close"],
   options: {
     db: { type: "string", description: "serve: DuckDB file (default collector.duckdb)" },
     postgres: {
@@ -306,8 +345,17 @@ export const collectorCommand: Command = {
       description:
         "serve: origins whose web pages may fetch plans and post reports, comma-separated (https://host[:port],...); default none: no cross-origin access. Admin endpoints are never cross-origin",
     },
-    url: { type: "string", description: "simulate/status/query: the collector's base URL" },
-    round: { type: "string", description: "simulate (optional: else a new round)/status/query: round id" },
+    "id-retention": {
+      type: "string",
+      description:
+        "serve: how long a closed round keeps its report ids before only its counts remain (90s, 15m, 1h, 7d, 0)",
+      default: "1h",
+    },
+    url: { type: "string", description: "simulate/status/query/close: the collector's base URL" },
+    round: {
+      type: "string",
+      description: "simulate (optional: else a new round)/status/query/close: round id",
+    },
     attrs: { type: "string", description: "query: attribute names or indices, comma-separated" },
     data: {
       type: "string",
@@ -374,6 +422,7 @@ export const collectorCommand: Command = {
     if (subcommand === "serve") return serve(options, context);
     if (subcommand === "simulate") return simulate(options, context);
     if (subcommand === "status") return status(options);
+    if (subcommand === "close") return close(options);
     return query(options);
   },
 };
