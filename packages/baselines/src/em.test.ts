@@ -1,5 +1,5 @@
 import { createTable, projectTable } from "@calm-ldp/marginal-algebra";
-import { seededRng } from "@calm-ldp/random";
+import { popcount32, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { applyChannel, type ChannelAxis, invertChannel, runEm } from "./em.js";
 
@@ -14,7 +14,7 @@ function inclusionExclusion(observed: Float64Array, cards: number[], axes: Chann
   const attributes = cards.map((_, i) => i);
   const full = createTable(attributes, cards, { cells: observed });
   const estimates = new Map<number, Float64Array>();
-  const subsets = Array.from({ length: 2 ** k }, (_, m) => m).sort((x, y) => popcount(x) - popcount(y));
+  const subsets = Array.from({ length: 2 ** k }, (_, m) => m).sort((x, y) => popcount32(x) - popcount32(y));
   for (const mask of subsets) {
     const members = attributes.filter((i) => (mask >>> i) & 1);
     const counts = projectTable(full, members).cells;
@@ -41,11 +41,6 @@ function inclusionExclusion(observed: Float64Array, cards: number[], axes: Chann
   return estimates.get(2 ** k - 1)!;
 }
 
-function popcount(x: number): number {
-  let c = 0;
-  for (; x; x &= x - 1) c++;
-  return c;
-}
 function digitsOf(index: number, cards: number[]): number[] {
   const out = new Array<number>(cards.length);
   for (let i = cards.length - 1; i >= 0; i--) {

@@ -11,7 +11,7 @@ import {
   type RecordStore,
   type ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import { partition, type Rng, uniformInt } from "@calm-ldp/random";
+import { binomialCoefficient, partition, type Rng, uniformInt } from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -25,7 +25,6 @@ import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryEr
 import { type GroupIndex, groupIndex } from "./groups.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
-  binomial,
   checkParameters,
   checkQuery,
   checkRecord,
@@ -88,7 +87,7 @@ export function planGroups(
   const { maxCells } = limitsOf(options);
   const d = cardinalities.length;
   const { n, k } = parameters;
-  const groups = binomial(d, k);
+  const groups = binomialCoefficient(d, k);
   if (groups > n) {
     throw new MethodTooLargeError(
       `${where}: C(${d}, ${k}) = ${groups.toLocaleString("en-US")} groups need at least as many users (n = ${n.toLocaleString("en-US")})`,

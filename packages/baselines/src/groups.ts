@@ -1,5 +1,5 @@
 import { allQueries } from "@calm-ldp/marginal-algebra";
-import { binomial } from "./params.js";
+import { binomialCoefficient } from "@calm-ldp/random";
 
 /**
  * @internal The k-subsets of [0, d) in lexicographic order (`allQueries`), with a
@@ -22,7 +22,7 @@ export function groupIndex(d: number, k: number): GroupIndex {
   const table: number[][] = [];
   for (let x = 0; x <= d; x++) {
     const row: number[] = [];
-    for (let j = 0; j <= k; j++) row.push(binomial(x, j));
+    for (let j = 0; j <= k; j++) row.push(binomialCoefficient(x, j));
     table.push(row);
   }
   const indexOf = (attributes: readonly number[]): number => {

@@ -6,7 +6,13 @@ import {
   type RecordStore,
   type ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import { type BernoulliSampler, createBernoulli, binomial as drawBinomial, type Rng } from "@calm-ldp/random";
+import {
+  type BernoulliSampler,
+  binomialCoefficient,
+  createBernoulli,
+  binomial as drawBinomial,
+  type Rng,
+} from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -32,7 +38,7 @@ import {
   marginalEntries,
 } from "./hadamard-entries.js";
 import { marginalizeMixed } from "./marginalize.js";
-import { binomial, checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -87,7 +93,7 @@ export function marginalCoefficientCount(bits: readonly number[], k: number): nu
   const e = new Array<number>(k + 1).fill(0);
   e[0] = 1;
   for (const b of bits) for (let w = k; w >= 1; w--) e[w]! += e[w - 1]! * 2 ** b;
-  return e[k]! - binomial(bits.length, k);
+  return e[k]! - binomialCoefficient(bits.length, k);
 }
 
 /**
@@ -114,7 +120,7 @@ export function planHadamard(
   let groups = 0;
   let entries: number;
   if (method === "marght") {
-    groups = binomial(d, k);
+    groups = binomialCoefficient(d, k);
     if (groups > n) {
       throw new MethodTooLargeError(
         `${where}: C(${d}, ${k}) = ${groups.toLocaleString("en-US")} marginals need at least as many users (n = ${n.toLocaleString("en-US")})`,

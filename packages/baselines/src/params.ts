@@ -98,12 +98,3 @@ export function checkQuery(where: string, attributes: readonly number[], d: numb
   }
   return sorted;
 }
-
-/** @internal C(n, k) as a double (exact below 2^53). O(k). */
-export function binomial(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let result = 1;
-  const m = Math.min(k, n - k);
-  for (let i = 1; i <= m; i++) result = (result * (n - m + i)) / i;
-  return Math.round(result);
-}

@@ -79,6 +79,18 @@ export class CalmAggregator implements ReportAggregator<CalmReport> {
   }
 }
 
+/**
+ * @internal Throw unless `aggregator` counts reports of `plan`: the same plan
+ * object, or one with the same fingerprint (method, version, eps, schema
+ * cardinalities, and every view's attributes, oracle and cells). O(m) once per plan.
+ */
+export function checkAggregatorPlan(where: string, plan: CalmPlan, aggregator: CalmAggregator): void {
+  if (!(aggregator instanceof CalmAggregator))
+    throw new InvalidParameterError(`${where}: the aggregator must come from createCalmAggregator`);
+  if (aggregator.plan !== plan && planRuntime(aggregator.plan).fingerprint !== planRuntime(plan).fingerprint)
+    throw new InvalidParameterError(`${where}: the aggregator belongs to a different plan`);
+}
+
 /** An empty aggregator for `plan`. O(m + sum of view cells). */
 export function createCalmAggregator(plan: CalmPlan): CalmAggregator {
   return new CalmAggregator(plan);

@@ -1,4 +1,5 @@
 import { coverDesignSize } from "@calm-ldp/covering-design";
+import { binomialCoefficient } from "@calm-ldp/random";
 import { invalid } from "./errors.js";
 import { noiseError, samplingError } from "./noise-error.js";
 
@@ -47,14 +48,8 @@ export interface ParameterChoice {
   candidates: ParameterCandidate[];
 }
 
-/** C(n, r) as a double (exact below 2^53). */
-export function binomialCoefficient(n: number, r: number): number {
-  if (r < 0 || r > n) return 0;
-  let result = 1;
-  const rr = Math.min(r, n - r);
-  for (let i = 1; i <= rr; i++) result = (result * (n - rr + i)) / i;
-  return Math.round(result);
-}
+/** C(n, r): exact up to 2^53 - 1, `Infinity` above (the one definition, from @calm-ldp/random). */
+export { binomialCoefficient };
 
 /**
  * CALM's Algorithm 1 (Zhang et al., CCS 2018, §4.3; ALGORITHMS.md §3.1): choose the

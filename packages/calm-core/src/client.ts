@@ -1,7 +1,6 @@
-import { recordCellIndex } from "@calm-ldp/marginal-algebra";
-import { cryptoRng, type Rng, uniformInt } from "@calm-ldp/random";
+import { cryptoRng, type Rng } from "@calm-ldp/random";
 import type { CalmPlan, CalmReport } from "./api.js";
-import { InvalidParameterError, InvalidRecordError } from "./errors.js";
+import { calmReportWith } from "./client-step.js";
 import { planRuntime } from "./runtime.js";
 
 let defaultRng: Rng | undefined;
@@ -26,38 +25,6 @@ export function calmReport(
   record: ArrayLike<number>,
   options: CalmReportOptions = {},
 ): CalmReport {
-  const d = plan.schema.attributes.length;
-  if (!record || record.length !== d) {
-    throw new InvalidRecordError(
-      `calmReport: a record must have ${d} values, one per schema attribute (got ${record?.length})`,
-    );
-  }
-  for (let a = 0; a < d; a++) {
-    const v = record[a];
-    const c = plan.schema.attributes[a]!.labels.length;
-    if (!Number.isInteger(v) || v! < 0 || v! >= c) {
-      throw new InvalidRecordError(
-        `calmReport: value of attribute ${a} (${plan.schema.attributes[a]!.name}) must be an integer in [0, ${c}) (got ${v})`,
-      );
-    }
-  }
   const rng = options.rng ?? (defaultRng ??= cryptoRng());
-  let view: number;
-  if (options.view !== undefined) {
-    view = options.view;
-    if (!Number.isInteger(view) || view < 0 || view >= plan.views.length) {
-      throw new InvalidParameterError(
-        `calmReport: view must be an integer in [0, ${plan.views.length}) (got ${view})`,
-      );
-    }
-  } else {
-    if (plan.assignment === "assigned")
-      throw new InvalidParameterError(
-        "calmReport: this plan assigns groups on the server; pass options.view",
-      );
-    view = uniformInt(rng, plan.views.length);
-  }
-  const runtime = planRuntime(plan);
-  const cell = recordCellIndex(record, plan.views[view]!.attributes, runtime.viewCardinalities[view]!);
-  return { view, report: runtime.oracles[view]!.perturb(cell, rng) };
+  return calmReportWith(planRuntime(plan), plan, record, rng, options.view, "calmReport");
 }

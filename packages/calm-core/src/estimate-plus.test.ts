@@ -129,6 +129,8 @@ describe("estimateCalmPlus", () => {
       InvalidParameterError,
     );
     expect(() => estimateCalmPlus(plan, aggregator, { maxQueryCells: 0 })).toThrow(/maxQueryCells/);
-    expect(() => estimateCalmPlus(plan, aggregator, { variance: "exact" as never })).toThrow(/variance must be/);
+    expect(() => estimateCalmPlus(plan, aggregator, { variance: "exact" as never })).toThrow(
+      /variance must be/,
+    );
   });
 });

@@ -6,11 +6,11 @@ import {
   uniformTable,
 } from "@calm-ldp/marginal-algebra";
 import { maxEntropy } from "@calm-ldp/reconstruction";
-import type { CalmAggregator } from "./aggregator.js";
+import { type CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
-import { CannotRunError, InvalidParameterError, invalid } from "./errors.js";
-import type { CalmAnswer, CalmEstimateOptions, CalmSynopsis } from "./estimate.js";
 import { coefficientVariances } from "./coefficient-variance.js";
+import { CannotRunError, invalid } from "./errors.js";
+import type { CalmAnswer, CalmEstimateOptions, CalmSynopsis } from "./estimate.js";
 import { interactionTransform } from "./interaction-basis.js";
 import { planRuntime } from "./runtime.js";
 
@@ -143,9 +143,7 @@ export function estimateCalmPlus(
   aggregator: CalmAggregator,
   options: CalmPlusEstimateOptions = {},
 ): CalmPlusSynopsis {
-  if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
-    throw new InvalidParameterError("estimateCalmPlus: the aggregator belongs to a different plan");
-  }
+  checkAggregatorPlan("estimateCalmPlus", plan, aggregator);
   const shrinkage = options.shrinkage ?? "mixture";
   if (!SHRINKAGES.includes(shrinkage))
     invalid("estimateCalmPlus", `shrinkage must be one of ${SHRINKAGES.join(", ")}`, shrinkage);

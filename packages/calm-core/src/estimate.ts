@@ -10,7 +10,7 @@ import {
 } from "@calm-ldp/marginal-algebra";
 import { multinomial, seededRng } from "@calm-ldp/random";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
-import { CalmAggregator } from "./aggregator.js";
+import { CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
 import { CannotRunError, InvalidParameterError } from "./errors.js";
 import {
@@ -38,6 +38,17 @@ export interface CalmEstimateOptions {
    * with `instantEps`). Every view is then estimated with the composed support
    * probabilities (P, Q) of `instantaneousLayer` of @calm-ldp/frequency-oracles:
    * f(x) = (C(x)/N - Q) / (P - Q), unbiased. Absent: the oracles' own estimate.
+   *
+   * Rounds of one campaign are estimated independently, but their noise is
+   * correlated when reports come from memoized responses (with or without the
+   * layer): a user whose cell is the same in rounds s and t sends the same
+   * permanent response y1 in both, so in view v (N_v users, kept across rounds)
+   * Cov(f_s(x), f_t(x)) = sum over those users of (p2 - q2)^2 pi_u (1 - pi_u) / (N_v (P - Q))^2,
+   * pi_u = p1 if her cell is x else q1 (without the layer p2 - q2 = 1: the whole
+   * variance). Users whose cell changed contribute independent noise. Hence the
+   * level error of a stable population does not average out over rounds, while a
+   * change f_t - f_s (variance Var f_s + Var f_t - 2 Cov) only carries the noise
+   * of the users who changed; see @calm-ldp/client's README for measured trends.
    */
   instantEps?: number;
 }
@@ -106,9 +117,7 @@ export function estimateCalm(
   aggregator: CalmAggregator,
   options: CalmEstimateOptions = {},
 ): CalmIntervalSynopsis {
-  if (aggregator.plan !== plan && aggregator.views.length !== plan.views.length) {
-    throw new InvalidParameterError("estimateCalm: the aggregator belongs to a different plan");
-  }
+  checkAggregatorPlan("estimateCalm", plan, aggregator);
   const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
   const emptyViews: number[] = [];
   const rawViews = plan.views.map((view, i) => {

@@ -15,6 +15,7 @@ export {
   type ParameterInputs,
 } from "./choose-parameters.js";
 export { type CalmReportOptions, calmReport } from "./client.js";
+export { type CalmViewRuntime, calmReportWith, checkCalmRecord } from "./client-step.js";
 export { CannotRunError, InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
 export {
   type CalmAnswer,

@@ -3,7 +3,7 @@ import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { CalmAggregator } from "./aggregator.js";
 import { calmReport } from "./client.js";
-import { InvalidRecordError, MalformedReportError } from "./errors.js";
+import { InvalidParameterError, InvalidRecordError, MalformedReportError } from "./errors.js";
 import { estimateCalm } from "./estimate.js";
 import { planCalm } from "./plan.js";
 import { createCalmProtocol } from "./protocol.js";
@@ -56,6 +56,28 @@ describe("CALM client and aggregator", () => {
     });
     const otherPlan = planCalm({ schema: uniformSchema(6), n: 10_000, eps: 2, k: 2 });
     expect(() => a.merge(new CalmAggregator(otherPlan))).toThrow(/different plan/);
+  });
+
+  it("estimateCalm refuses an aggregator of another plan with as many views (plan fingerprints)", () => {
+    const parameters = { schema: uniformSchema(6), n: 10_000, k: 2, eps: 1 };
+    const store = markovStore(seededRng(3), 200, [2, 2, 2, 2, 2, 2], 0.5);
+    const mine = planCalm(parameters, { l: 3, m: 6 });
+    const others = [
+      planCalm(parameters, { l: 2, m: 6 }), // other views
+      planCalm({ ...parameters, eps: 2 }, { l: 3, m: 6 }), // other eps
+      planCalm(parameters, { l: 3, m: 6, oracle: "oue" }), // other oracles
+    ];
+    for (const other of others) {
+      expect(other.views.length).toBe(mine.views.length);
+      const aggregator = simulateCalm(other, store, seededRng(4));
+      expect(() => estimateCalm(mine, aggregator)).toThrow(InvalidParameterError);
+      expect(() => estimateCalm(mine, aggregator)).toThrow(
+        /estimateCalm: the aggregator belongs to a different plan/,
+      );
+    }
+    // The same plan rebuilt (another object, the same fingerprint) is accepted.
+    const aggregator = simulateCalm(planCalm(parameters, { l: 3, m: 6 }), store, seededRng(4));
+    expect(estimateCalm(mine, aggregator).views.length).toBe(mine.views.length);
   });
 });
 

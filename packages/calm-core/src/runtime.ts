@@ -24,7 +24,8 @@ export function planRuntime(plan: CalmPlan): PlanRuntime {
         plan.method,
         plan.version,
         plan.eps,
-        plan.views.map((v) => [v.attributes, v.oracle]),
+        cardinalities,
+        plan.views.map((v) => [v.attributes, v.oracle, v.cells]),
       ]),
     };
     cache.set(plan, runtime);

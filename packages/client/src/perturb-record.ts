@@ -1,12 +1,6 @@
-import {
-  type CalmPlan,
-  type CalmReport,
-  InvalidParameterError,
-  InvalidRecordError,
-} from "@calm-ldp/calm-core";
+import { type CalmPlan, type CalmReport, calmReportWith, InvalidParameterError } from "@calm-ldp/calm-core";
 import { createGrr, createOue, createSue, type FrequencyOracle } from "@calm-ldp/frequency-oracles";
-import { recordCellIndex } from "@calm-ldp/marginal-algebra";
-import { type Rng, uniformInt } from "@calm-ldp/random";
+import type { Rng } from "@calm-ldp/random";
 
 /** The oracles a client can run, by the plan's oracle name (no registry: the bundle keeps only these). */
 const FACTORIES = { grr: createGrr, oue: createOue, sue: createSue } as const;
@@ -41,15 +35,11 @@ export function runtimeOf(plan: CalmPlan): ClientRuntime {
 }
 
 /**
- * CALM's client step (§4.1), exactly as calm-core's `calmReport` runs it and
- * drawing the same random words in the same order: validate the record, draw the
- * group uniformly (`uniformInt(rng, m)`; skipped when `view` is given), project the
- * record onto the view (mixed-radix cell, ALGORITHMS.md §1) and perturb that cell
- * with the view's oracle built by `createGrr`/`createOue`/`createSue` of
- * @calm-ldp/frequency-oracles with the plan's eps (the registry's own factories).
- * Built without the oracle registry so the browser bundle holds only these three
- * oracles; `perturb-record.test.ts` checks it against `calmReport` draw for draw.
- * O(d + cost of one perturbation).
+ * CALM's client step (§4.1): calm-core's `calmReportWith`, the code `calmReport`
+ * runs, with the view oracles built by `createGrr`/`createOue`/`createSue` of
+ * @calm-ldp/frequency-oracles (the registry's own factories) instead of the
+ * registry, so the browser bundle holds only these three oracles. O(d + cost of
+ * one perturbation).
  * @internal
  */
 export function perturbRecord(
@@ -58,41 +48,16 @@ export function perturbRecord(
   rng: Rng,
   view: number | undefined,
 ): CalmReport {
-  checkRecord(plan, record, "createReport");
-  if (view !== undefined) {
-    if (!Number.isInteger(view) || view < 0 || view >= plan.views.length)
-      throw new InvalidParameterError(
-        `createReport: view must be an integer in [0, ${plan.views.length}) (got ${view})`,
-      );
-  } else {
-    if (plan.assignment === "assigned")
-      throw new InvalidParameterError("createReport: this plan assigns groups on the server; pass view");
-    view = uniformInt(rng, plan.views.length);
-  }
   const runtime = runtimeOf(plan);
-  const cell = recordCellIndex(record, plan.views[view]!.attributes, runtime.cardinalities[view]!);
-  return { view, report: runtime.oracles[view]!.perturb(cell, rng) };
+  return calmReportWith(
+    { oracles: runtime.oracles, viewCardinalities: runtime.cardinalities },
+    plan,
+    record,
+    rng,
+    view,
+    "createReport",
+  );
 }
 
-/**
- * Throw calm-core's `InvalidRecordError` (naming `where`) unless `record` has one
- * integer value per schema attribute, each in [0, cardinality). O(d). @internal
- */
-export function checkRecord(plan: CalmPlan, record: ArrayLike<number>, where: string): void {
-  const attributes = plan.schema.attributes;
-  const d = attributes.length;
-  if (!record || record.length !== d) {
-    throw new InvalidRecordError(
-      `${where}: a record must have ${d} values, one per schema attribute (got ${record?.length})`,
-    );
-  }
-  for (let a = 0; a < d; a++) {
-    const v = record[a]!;
-    const c = attributes[a]!.labels.length;
-    if (!Number.isInteger(v) || v < 0 || v >= c) {
-      throw new InvalidRecordError(
-        `${where}: value of attribute ${a} (${attributes[a]!.name}) must be an integer in [0, ${c}) (got ${v})`,
-      );
-    }
-  }
-}
+/** @internal calm-core's record check (one integer per attribute, in range), naming `where`. */
+export { checkCalmRecord as checkRecord } from "@calm-ldp/calm-core";

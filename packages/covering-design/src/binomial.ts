@@ -1,15 +1,5 @@
-/**
- * The binomial coefficient C(n, j) as a double: exact while it is below 2^53
- * (computed with BigInt), `Infinity` above. 0 when j < 0 or j > n. O(j).
- * @internal
- */
-export function binomial(n: number, j: number): number {
-  if (j < 0 || j > n) return 0;
-  const m = Math.min(j, n - j);
-  let value = 1n;
-  for (let i = 1; i <= m; i++) value = (value * BigInt(n - m + i)) / BigInt(i);
-  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.POSITIVE_INFINITY : Number(value);
-}
+/** @internal C(n, j): exact up to 2^53 - 1, `Infinity` above (from @calm-ldp/random). */
+export { binomialCoefficient as binomial } from "@calm-ldp/random";
 
 /**
  * `table[n * (jMax + 1) + j] = C(n, j)` for `0 <= n <= nMax`, `0 <= j <= jMax`, as

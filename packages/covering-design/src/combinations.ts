@@ -21,9 +21,5 @@ export function positionSubsets(n: number, j: number): { count: number; position
   return { count, positions: Int32Array.from(subsets) };
 }
 
-/** Number of set bits of a 32-bit integer. @internal */
-export function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
+/** @internal Number of set bits of a 32-bit integer (from @calm-ldp/random). */
+export { popcount32 } from "@calm-ldp/random";

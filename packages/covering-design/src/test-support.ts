@@ -40,10 +40,5 @@ export function isSteinerSystem(
   return wellFormed && coverageCounts(blocks, v, t).every((count) => count === 1);
 }
 
-/** Binomial coefficient for small arguments. */
-export function choose(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let value = 1;
-  for (let i = 1; i <= k; i++) value = (value * (n - k + i)) / i;
-  return Math.round(value);
-}
+/** Binomial coefficient (exact below 2^53). */
+export { binomialCoefficient as choose } from "@calm-ldp/random";

@@ -18,15 +18,12 @@ export function fillWords(rng: Rng, out: Uint32Array): Uint32Array {
  * in @calm-ldp/random (`uniformIntFromWord`, `uniformRejection`); these names stay for
  * the oracle kernels.
  */
-export { uniformIntFromWord as boundedFromWord, uniformRejection as rejectionCount } from "@calm-ldp/random";
-
-/** @internal Number of set bits of a 32-bit word. O(1). */
-export function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
+/** @internal Number of set bits of a 32-bit word (from @calm-ldp/random). O(1). */
+export {
+  popcount32,
+  uniformIntFromWord as boundedFromWord,
+  uniformRejection as rejectionCount,
+} from "@calm-ldp/random";
 
 /** @internal A growable scratch buffer of random words, reused across calls of one kernel. */
 export class WordBuffer {

@@ -14,7 +14,7 @@ export { InvalidInputError } from "./errors.js";
 export { l1, maxAbsError, sse, tvd } from "./metrics.js";
 export { DEFAULT_NON_NEGATIVITY, makeNonNegative } from "./non-negativity.js";
 export { normCut } from "./norm-cut.js";
-export { normSub } from "./norm-sub.js";
+export { normSub, normSubCells } from "./norm-sub.js";
 export { postProcessViews } from "./post-process.js";
 export { projectionMap } from "./projection-map.js";
 export { allQueries, randomQueries } from "./queries.js";

@@ -1,7 +1,7 @@
 import type { MarginalTable, NonNegativityMethod, NonNegativityOptions } from "./api.js";
 import { fail } from "./errors.js";
 import { normCutCells } from "./norm-cut.js";
-import { normSubCells } from "./norm-sub.js";
+import { normSubTableCells } from "./norm-sub.js";
 import { rippleCells } from "./ripple.js";
 import { copyTable } from "./table.js";
 
@@ -24,7 +24,7 @@ export function nonNegativeCells(
   where: string,
 ): void {
   const method = options.method ?? DEFAULT_NON_NEGATIVITY;
-  if (method === "norm-sub") normSubCells(cells, where);
+  if (method === "norm-sub") normSubTableCells(cells, where);
   else if (method === "norm-cut") normCutCells(cells, where);
   else if (method === "ripple") rippleCells(cells, cardinalities, options, where);
   else fail(where, `method must be one of ${METHODS.join(", ")}`, method);

@@ -1,17 +1,8 @@
 import { createTable, type MarginalTable, projectionMap, validateTable } from "@calm-ldp/marginal-algebra";
+import { popcount32 } from "@calm-ldp/random";
 import type { MaxEntropyOptions, MaxEntropyResult } from "./api.js";
 import { fail } from "./errors.js";
 import { ipfSettings, runIpf } from "./ipf.js";
-
-/** Number of set bits. */
-function popcount(x: number): number {
-  let count = 0;
-  while (x !== 0) {
-    x &= x - 1;
-    count++;
-  }
-  return count;
-}
 
 /** Query positions (ascending) of the bits of a mask over the query's positions. */
 function positionsOf(mask: number): number[] {
@@ -116,7 +107,7 @@ export function maxEntropy(
   // Maximal intersections (all groups when one covers the query: then only it is maximal).
   const ordered = [...groups.values()]
     .filter((g) => g.mask !== 0)
-    .sort((x, y) => popcount(y.mask) - popcount(x.mask));
+    .sort((x, y) => popcount32(y.mask) - popcount32(x.mask));
   const maximal: Group[] = [];
   for (const g of ordered) if (!maximal.some((h) => (g.mask & h.mask) === g.mask)) maximal.push(g);
 

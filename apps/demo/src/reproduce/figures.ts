@@ -1,4 +1,5 @@
 import type { ExperimentConfig } from "@calm-ldp/experiments";
+import { binomialCoefficient } from "@calm-ldp/random";
 
 /** One experiment of a figure: a panel, a line (series) and, when the x axis is not eps, its x value. */
 export interface FigureRun {
@@ -160,7 +161,7 @@ export const FIGURES: readonly FigureDefinition[] = [
       for (const { name, spec } of datasets) {
         for (const l of ls) {
           for (const m of ms) {
-            const views = Math.min(m, binomial(8, l));
+            const views = Math.min(m, binomialCoefficient(8, l));
             runs.push({
               panel: `${name}: l x m, eps=0.6`,
               x: l,
@@ -192,7 +193,7 @@ export const FIGURES: readonly FigureDefinition[] = [
               queries: 50,
               reps,
               seed,
-              methodOptions: { calm: { l, m: Math.min(16, binomial(8, l)) } },
+              methodOptions: { calm: { l, m: Math.min(16, binomialCoefficient(8, l)) } },
             },
           });
         }
@@ -379,9 +380,3 @@ export const FIGURES: readonly FigureDefinition[] = [
     },
   },
 ];
-
-function binomial(n: number, r: number): number {
-  let out = 1;
-  for (let i = 1; i <= r; i++) out = (out * (n - r + i)) / i;
-  return Math.round(out);
-}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { binomialCoefficient, popcount32 } from "./counting.js";
+
+function exactBinomial(n: number, k: number): bigint {
+  if (k < 0 || k > n) return 0n;
+  let value = 1n;
+  for (let i = 1; i <= k; i++) value = (value * BigInt(n - k + i)) / BigInt(i);
+  return value;
+}
+
+describe("binomialCoefficient", () => {
+  it("matches Pascal's triangle for n <= 66 (Infinity past 2^53 - 1)", () => {
+    const limit = BigInt(Number.MAX_SAFE_INTEGER);
+    let row = [1n];
+    for (let n = 0; n <= 66; n++) {
+      for (let k = -1; k <= n + 1; k++) {
+        const exact = row[k] ?? 0n;
+        expect(binomialCoefficient(n, k)).toBe(exact > limit ? Number.POSITIVE_INFINITY : Number(exact));
+      }
+      row = [1n, ...row.slice(1).map((x, j) => x + row[j]!), 1n];
+    }
+  });
+
+  it("is exact up to 2^53 - 1, including where a double product would round", () => {
+    // C(56, 28) ~ 7.6e15 < 2^53, but its last product C(55, 27) * 56 is past 2^53 (the BigInt path).
+    for (const [n, k] of [
+      [56, 28],
+      [55, 27],
+      [100, 10],
+      [1000, 5],
+      [2 ** 26, 2],
+    ] as const) {
+      const exact = exactBinomial(n, k);
+      expect(exact <= BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
+      expect(BigInt(binomialCoefficient(n, k))).toBe(exact);
+    }
+  });
+
+  it("is Infinity above 2^53 - 1, never a rounded value", () => {
+    expect(binomialCoefficient(62, 31)).toBe(Number.POSITIVE_INFINITY);
+    expect(binomialCoefficient(1e9, 5e8)).toBe(Number.POSITIVE_INFINITY);
+    expect(binomialCoefficient(2 ** 27, 2)).toBe(Number(exactBinomial(2 ** 27, 2)));
+  });
+});
+
+describe("popcount32", () => {
+  it("counts the set bits of the low 32 bits", () => {
+    for (let x = 0; x < 1 << 12; x++) {
+      let bits = 0;
+      for (let y = x; y; y >>>= 1) bits += y & 1;
+      expect(popcount32(x)).toBe(bits);
+    }
+    expect(popcount32(0xffffffff)).toBe(32);
+    expect(popcount32(-1)).toBe(32);
+    expect(popcount32(0x80000000)).toBe(1);
+  });
+});
