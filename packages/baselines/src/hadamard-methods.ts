@@ -37,6 +37,7 @@ import {
   inputEntries,
   marginalEntries,
 } from "./hadamard-entries.js";
+import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
 import { perPlan } from "./plan-cache.js";
@@ -282,6 +283,12 @@ export interface HadamardSynopsis extends BaselineSynopsis {
   readonly plan: HadamardPlan;
   /** Unbiased coefficient estimate per entry, `(mean of reported signs) / (2p - 1)`; 0 for an entry with no report. */
   readonly theta: Float64Array;
+  query(attributes: readonly number[]): MarginalTable;
+  /**
+   * With an interval (InpHT/FT only; see `hadamardInterval`): the answer with
+   * `lower`, `upper`, `standardError` per cell. MargHT throws `UnsupportedQueryError`.
+   */
+  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -311,17 +318,35 @@ export function hadamardEstimate(
   }
   const encoding = runtime.encoding;
   const d = encoding.bits.length;
-  const finish = (q: readonly number[], cells: Float64Array): MarginalTable => {
+  const finishBits = (q: readonly number[], cells: Float64Array): MarginalTable => {
     const bitsQuery = encodedQuery(encoding, q);
-    const table = createTable(
+    return createTable(
       bitsQuery,
       bitsQuery.map(() => 2),
       { cells },
     );
-    return finishAnswer(decodeAnswer(encoding, table, false), post);
   };
-  const query = (attributes: readonly number[]): MarginalTable => {
+  const finish = (q: readonly number[], cells: Float64Array): MarginalTable =>
+    finishAnswer(decodeAnswer(encoding, finishBits(q, cells), false), post);
+  function query(attributes: readonly number[]): MarginalTable;
+  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
+  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
+    if (options !== undefined) {
+      if (runtime.lookup === undefined)
+        throw new UnsupportedQueryError(
+          `${plan.method}.query: intervals are available for InpHT/FT only (MargHT's averaged projections have no variance model here)`,
+        );
+      return hadamardInterval(
+        plan,
+        theta,
+        tallies.counts,
+        runtime.lookup(q),
+        options,
+        (cells) => decodeAnswer(encoding, finishBits(q, cells), false),
+        (cells) => finish(q, cells),
+      );
+    }
     if (runtime.lookup !== undefined) {
       const lookup = runtime.lookup(q);
       const local = new Float64Array(lookup.length);
@@ -357,6 +382,6 @@ export function hadamardEstimate(
       for (let u = 0; u < size; u++) sum[u]! += part[u]! / used.length;
     }
     return finish(q, sum);
-  };
+  }
   return { plan, theta, query };
 }

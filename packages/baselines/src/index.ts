@@ -51,6 +51,7 @@ export {
   planGroups,
 } from "./group-methods.js";
 export { inputCoefficientCount } from "./hadamard-entries.js";
+export { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 export {
   HadamardAggregator,
   type HadamardSynopsis,
@@ -61,6 +62,7 @@ export {
   marginalCoefficientCount,
   planHadamard,
 } from "./hadamard-methods.js";
+export { INTERVAL_METHODS, queryInterval } from "./intervals.js";
 export { type BeMethod, type CalmMethod, createBe, createCalm } from "./methods/calm.js";
 export { createEm, createInpEm, type EmMethod } from "./methods/em.js";
 export { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
