@@ -41,6 +41,7 @@ export {
   fullDomainSimulate,
   planFullDomain,
 } from "./full-domain.js";
+export { groupInterval } from "./group-interval.js";
 export {
   GroupAggregator,
   type GroupSynopsis,
