@@ -68,7 +68,11 @@ for (const eps of epsList) {
     const qs = randomQueries(seededRng(deriveSeed(repetitionSeed(seed, rep), 2)), d, k, queries);
     const truths = qs.map((q) => contingencyTable(store, q).cells);
     const plan = planCalm({ schema: store.schema, n, eps, k });
-    const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(repetitionSeed(seed, rep), 3, Math.round(eps * 1000))));
+    const aggregator = simulateCalm(
+      plan,
+      store,
+      seededRng(deriveSeed(repetitionSeed(seed, rep), 3, Math.round(eps * 1000))),
+    );
     const score = (query: (q: number[]) => { cells: Float64Array }) =>
       qs.reduce((acc, q, i) => acc + sse(query(q).cells, truths[i]!), 0) / qs.length;
     const base = score(estimateCalm(plan, aggregator).query);
