@@ -22,7 +22,9 @@ import type {
 } from "./api.js";
 import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
 import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { groupInterval } from "./group-interval.js";
 import { type GroupIndex, groupIndex } from "./groups.js";
+import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
   checkParameters,
@@ -233,6 +235,9 @@ export interface GroupSynopsis extends BaselineSynopsis {
   readonly tables: readonly Float64Array[];
   /** Groups that received no report. */
   readonly emptyGroups: readonly number[];
+  query(attributes: readonly number[]): MarginalTable;
+  /** With an interval (analytic, see `groupInterval`): `lower`, `upper`, `standardError` per cell. */
+  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -260,7 +265,9 @@ export function groupEstimate(
   });
   const empty = new Set(emptyGroups);
   const d = runtime.cardinalities.length;
-  const query = (attributes: readonly number[]): MarginalTable => {
+  function query(attributes: readonly number[]): MarginalTable;
+  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
+  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     if (q.length > plan.k) {
       throw new UnsupportedQueryError(
@@ -272,6 +279,39 @@ export function groupEstimate(
     const digit =
       runtime.encoding === null ? runtime.cardinalities : runtime.encoding.bits.map((b) => 2 ** b);
     const size = q.reduce((product, a) => product * digit[a]!, 1);
+    if (options !== undefined) {
+      const toTable = (cells: Float64Array): MarginalTable =>
+        runtime.encoding === null
+          ? createTable(
+              q,
+              q.map((a) => runtime.cardinalities[a]!),
+              { cells },
+            )
+          : decodeAnswer(
+              runtime.encoding,
+              createTable(
+                encodedQuery(runtime.encoding, q),
+                encodedQuery(runtime.encoding, q).map(() => 2),
+                { cells },
+              ),
+              false,
+            );
+      return groupInterval(
+        `${plan.method}.query`,
+        used.map((g) => ({
+          table: tables[g]!,
+          radices: runtime.radices[g]!,
+          positions: q.map((a) => runtime.index.groups[g]!.indexOf(a)),
+          reports: counts.groups[g]!.reports,
+          oracle: runtime.oracles[g]!,
+        })),
+        size,
+        counts.reports,
+        options,
+        toTable,
+        (cells) => finishAnswer(toTable(cells), post),
+      );
+    }
     const sum = new Float64Array(size);
     const part = new Float64Array(size);
     for (const g of used) {
@@ -298,6 +338,6 @@ export function groupEstimate(
       { cells: sum },
     );
     return finishAnswer(decodeAnswer(runtime.encoding, table, false), post);
-  };
+  }
   return { plan, tables, emptyGroups, query };
 }

@@ -5,8 +5,8 @@ import type { MarginalTable } from "@calm-ldp/marginal-algebra";
 import type { HadamardPlan } from "./api.js";
 import { fail } from "./errors.js";
 
-/** Options of a query with an interval: `{ interval: 0.95 }` (the method field of CALM's options is ignored). */
-export type IntervalOptions = Pick<CalmIntervalOptions, "interval">;
+/** Options of a query with an interval: `{ interval: 0.95 }`, optionally `covariance: true` (CALM's path options are ignored). */
+export type IntervalOptions = Pick<CalmIntervalOptions, "interval" | "covariance">;
 
 /** A released table with a confidence interval per cell (the same shape as CALM's). */
 export type IntervalTable = CalmIntervalTable;
@@ -48,12 +48,14 @@ export function hadamardInterval(
   let sum = 0;
   let n = 0;
   for (let e = 0; e < counts.length; e++) n += counts[e]!;
+  const coefficientVariance = new Float64Array(lookup.length);
   for (let m = 1; m < lookup.length; m++) {
     const e = lookup[m]!;
     local[m] = theta[e]!;
     const c = counts[e]!;
     const t = Math.max(-1, Math.min(1, theta[e]!));
-    sum += c > 0 ? (1 / (scale * scale) - t * t) / c : 1;
+    coefficientVariance[m] = c > 0 ? (1 / (scale * scale) - t * t) / c : 1;
+    sum += coefficientVariance[m]!;
   }
   const base = sum / lookup.length ** 2;
   // The linear cells, before any post-processing (marginalFromCoefficients is in place).
@@ -72,6 +74,22 @@ export function hadamardInterval(
     lower[a] = Math.min(1, Math.max(0, x - z * standardError[a]!));
     upper[a] = Math.min(1, Math.max(0, x + z * standardError[a]!));
   });
+  let covariance: Float64Array | undefined;
+  if (options.covariance === true) {
+    // Bit cells: Cov(M[g], M[h]) = 4^-k_b sum_alpha (-1)^{|g ∧ alpha| + |h ∧ alpha|} Var(theta_alpha),
+    // i.e. the transform of the coefficient variances at g XOR h; then the partition term, then decoding.
+    const size = lookup.length;
+    const byXor = transformed(Float64Array.from(coefficientVariance)); // 2^-k_b sum_alpha (-1)^{|x ∧ alpha|} V_alpha
+    const bits = new Float64Array(size * size);
+    for (let g = 0; g < size; g++) for (let h = 0; h < size; h++) bits[g * size + h] = byXor[g ^ h]! / size;
+    covariance = decodeCovariance(bits, size, linear);
+    const cells = center.length;
+    const share = (a: number) => (total > 0 ? Math.max(0, center[a]!) / total : 0);
+    if (n > 0)
+      for (let a = 0; a < cells; a++)
+        for (let b = 0; b < cells; b++)
+          covariance[a * cells + b]! -= ((a === b ? share(a) : 0) - share(a) * share(b)) / n;
+  }
   return {
     ...table,
     level,
@@ -81,7 +99,35 @@ export function hadamardInterval(
     intervalMethod: "analytic",
     center,
     replicates: 0,
+    ...(covariance ? { covariance } : {}),
   };
+}
+
+/**
+ * A covariance over bit cells decoded onto the source cells: decoding keeps the
+ * cells of valid codes, so it selects rows and columns (`decode` applied to each
+ * column, then to each row). O(size^2).
+ */
+export function decodeCovariance(
+  bits: Float64Array,
+  size: number,
+  decode: (cells: Float64Array) => MarginalTable,
+): Float64Array {
+  const columns: Float64Array[] = [];
+  for (let h = 0; h < size; h++) {
+    const column = new Float64Array(size);
+    for (let g = 0; g < size; g++) column[g] = bits[g * size + h]!;
+    columns.push(decode(column).cells);
+  }
+  const cells = columns[0]!.length;
+  const out = new Float64Array(cells * cells);
+  for (let a = 0; a < cells; a++) {
+    const row = new Float64Array(size);
+    for (let h = 0; h < size; h++) row[h] = columns[h]![a]!;
+    const decoded = decode(row).cells;
+    for (let b = 0; b < cells; b++) out[a * cells + b] = decoded[b]!;
+  }
+  return out;
 }
 
 /** Cells of the bit marginal from its local coefficients (a copy; in place on it). */

@@ -41,6 +41,7 @@ export {
   fullDomainSimulate,
   planFullDomain,
 } from "./full-domain.js";
+export { groupInterval } from "./group-interval.js";
 export {
   GroupAggregator,
   type GroupSynopsis,
@@ -72,6 +73,7 @@ export { createInpCms, createInpHtCms } from "./methods/sketch.js";
 export { createUni } from "./methods/uni.js";
 export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
 export { CORMODE_CODE_METHODS, createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
+export { reportStreamId, SAME_REPORTS_AS } from "./report-streams.js";
 export { runMethod } from "./run.js";
 export {
   CmsAggregator,

@@ -3,7 +3,14 @@ import type { MethodId } from "./api.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 
 /** Methods whose `query(attributes, { interval })` returns confidence intervals (README: which and why). */
-export const INTERVAL_METHODS: readonly MethodId[] = Object.freeze(["calm", "inpht", "ft"]);
+export const INTERVAL_METHODS: readonly MethodId[] = Object.freeze([
+  "calm",
+  "inpht",
+  "ft",
+  "am",
+  "margrr",
+  "margps",
+]);
 
 /**
  * `synopsis.query(attributes, options)` with intervals for a method of
