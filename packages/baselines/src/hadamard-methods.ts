@@ -6,13 +6,7 @@ import {
   type RecordStore,
   type ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import {
-  type BernoulliSampler,
-  binomialCoefficient,
-  createBernoulli,
-  binomial as drawBinomial,
-  type Rng,
-} from "@calm-ldp/random";
+import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -46,7 +40,6 @@ import { SignedTallyAggregator } from "./signed-tally.js";
 import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 /** Users per kernel call of the batched paths. */
-const CHUNK = 1 << 16;
 
 /** @internal Run-time facts of a Hadamard plan, built once per plan object. */
 export interface HadamardRuntime {
@@ -232,12 +225,9 @@ export function hadamardPerUser(plan: HadamardPlan, store: RecordStore, rng: Rng
   checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
   const records = storeMasks(runtime.encoding, store);
   const aggregator = new HadamardAggregator(plan);
-  const out = new Uint32Array(Math.min(CHUNK, store.size));
-  for (let start = 0; start < store.size; start += CHUNK) {
-    const end = Math.min(store.size, start + CHUNK);
-    perturbRange(runtime, records, start, end, out, rng);
-    aggregator.addPacked(out, end - start);
-  }
+  aggregator.countKernel(store.size, (start, end, out) =>
+    perturbRange(runtime, records, start, end, out, rng),
+  );
   return aggregator;
 }
 
@@ -245,36 +235,21 @@ export function hadamardPerUser(plan: HadamardPlan, store: RecordStore, rng: Rng
  * Count-level simulation, exact: each user's entry is drawn (one word per user,
  * as the client does), the true signs tallied per entry, then the reported
  * number of -1 signs of entry e is `Binomial(minus_e, p) + Binomial(plus_e, 1 - p)`,
- * the law of independent RR reports. O(n stride + entries).
+ * the law of independent RR reports (`SignedTallyAggregator.simulateSigns`).
+ * O(n stride + entries).
  */
 export function hadamardSimulate(plan: HadamardPlan, store: RecordStore, rng: Rng): HadamardAggregator {
   const runtime = hadamardRuntime(plan);
   checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
   const records = storeMasks(runtime.encoding, store);
-  const { masks, size, stride } = runtime.entries;
-  const counts = new Uint32Array(size);
-  const trueMinus = new Uint32Array(size);
-  for (let start = 0; start < store.size; start += CHUNK) {
-    const end = Math.min(store.size, start + CHUNK);
-    const words = runtime.words.draw(rng, end - start);
-    for (let i = 0; i < end - start; i++) {
-      const e = uniformFromWord(words[i]!, size, runtime.reject, rng);
-      let x = 0;
-      const r = (start + i) * stride;
-      for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[e * stride + w]!;
-      counts[e]!++;
-      trueMinus[e]! += parity32(x);
-    }
-  }
-  const minus = new Float64Array(size);
-  for (let e = 0; e < size; e++) {
-    const m = trueMinus[e]!;
-    const plus = counts[e]! - m;
-    minus[e] =
-      (m > 0 ? drawBinomial(rng, m, plan.p) : 0) + (plus > 0 ? drawBinomial(rng, plus, 1 - plan.p) : 0);
-  }
+  const { masks, stride } = runtime.entries;
   const aggregator = new HadamardAggregator(plan);
-  aggregator.addTallies(counts, minus, store.size);
+  aggregator.simulateSigns(store.size, rng, runtime.words, runtime.reject, plan.p, (user, e) => {
+    let x = 0;
+    const r = user * stride;
+    for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[e * stride + w]!;
+    return parity32(x);
+  });
   return aggregator;
 }
 
