@@ -1,7 +1,7 @@
 import type { LoadedDataset } from "@calm-ldp/datasets";
 import { sampleUsers } from "@calm-ldp/datasets";
 import { contingencyTable } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { AnalysisProgress, IndependenceConfig, IndependenceRow } from "./api.js";
 import { checkExperiment } from "./check-experiment.js";
 import { chiSquareQuantile } from "./chi-square-distribution.js";
@@ -49,7 +49,11 @@ export function runIndependenceTests(
   let done = 0;
   const out: IndependenceRow[] = [];
   for (let rep = 0; rep < config.reps; rep++) {
-    const sample = sampleUsers(population, config.n, seededRng(deriveSeed(config.seed, rep, 1)));
+    const sample = sampleUsers(
+      population,
+      config.n,
+      seededRng(deriveSeed(repetitionSeed(config.seed, rep), 1)),
+    );
     const truths = pairs.map((pair) =>
       chiSquareIndependence(contingencyTable(sample.store, pair), config.n, { alpha }),
     );
@@ -62,7 +66,7 @@ export function runIndependenceTests(
           eps,
           2,
           pairs,
-          seededRng(deriveSeed(config.seed, rep, 2, epsStream(eps), methodStream(method))),
+          seededRng(deriveSeed(repetitionSeed(config.seed, rep), 2, epsStream(eps), methodStream(method))),
           config.methodOptions?.[method],
         );
         const seconds = (performance.now() - start) / 1000;

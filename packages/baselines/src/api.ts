@@ -10,31 +10,10 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
+import type { MethodId } from "./registry.js";
 
-/**
- * Lower-case ids of every method (the CLI's `--method` values): CALM itself, the
- * comparison methods of the CALM paper (fc, am, ft, em, uni, be) and those of
- * Cormode, Kulkarni and Srivastava (inprr ... inphtcms).
- */
-export type MethodId =
-  | "calm"
-  | "calm-plus"
-  | "fc"
-  | "am"
-  | "ft"
-  | "em"
-  | "uni"
-  | "be"
-  | "inprr"
-  | "inpps"
-  | "inpht"
-  | "margrr"
-  | "margps"
-  | "marght"
-  | "inpem"
-  | "inpolh"
-  | "inpcms"
-  | "inphtcms";
+/** Lower-case ids of every method, derived from the method table (`registry.ts`). */
+export type { MethodId };
 
 /** How a population's aggregate is drawn (see `runMethod`). */
 export type PopulationPath = "counts" | "per-user";

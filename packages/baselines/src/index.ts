@@ -41,6 +41,7 @@ export {
   fullDomainSimulate,
   planFullDomain,
 } from "./full-domain.js";
+export { groupInterval } from "./group-interval.js";
 export {
   GroupAggregator,
   type GroupSynopsis,
@@ -51,6 +52,7 @@ export {
   planGroups,
 } from "./group-methods.js";
 export { inputCoefficientCount } from "./hadamard-entries.js";
+export { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 export {
   HadamardAggregator,
   type HadamardSynopsis,
@@ -61,6 +63,7 @@ export {
   marginalCoefficientCount,
   planHadamard,
 } from "./hadamard-methods.js";
+export { INTERVAL_METHODS, queryInterval } from "./intervals.js";
 export { type BeMethod, type CalmMethod, createBe, createCalm } from "./methods/calm.js";
 export { createEm, createInpEm, type EmMethod } from "./methods/em.js";
 export { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
@@ -70,6 +73,7 @@ export { createInpCms, createInpHtCms } from "./methods/sketch.js";
 export { createUni } from "./methods/uni.js";
 export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
 export { CORMODE_CODE_METHODS, createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
+export { reportStreamId, SAME_REPORTS_AS } from "./report-streams.js";
 export { runMethod } from "./run.js";
 export {
   CmsAggregator,

@@ -129,5 +129,8 @@ describe("estimateCalmPlus", () => {
       InvalidParameterError,
     );
     expect(() => estimateCalmPlus(plan, aggregator, { maxQueryCells: 0 })).toThrow(/maxQueryCells/);
+    expect(() => estimateCalmPlus(plan, aggregator, { variance: "exact" as never })).toThrow(
+      /variance must be/,
+    );
   });
 });

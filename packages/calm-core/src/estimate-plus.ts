@@ -8,6 +8,7 @@ import {
 import { maxEntropy } from "@calm-ldp/reconstruction";
 import { type CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
+import { coefficientVariances } from "./coefficient-variance.js";
 import { CannotRunError, invalid } from "./errors.js";
 import type { CalmAnswer, CalmEstimateOptions, CalmSynopsis } from "./estimate.js";
 import { interactionTransform } from "./interaction-basis.js";
@@ -39,6 +40,14 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    * with `CannotRunError` naming the size it would need. Default 2^24.
    */
   maxQueryCells?: number;
+  /**
+   * The coefficients' noise variances (default "plugin"): "uniform" takes every
+   * view's cells as uniform (data-independent, one variance per view); "plugin"
+   * runs a second pass with every coefficient's variance evaluated at the first
+   * pass's fit of its view (see `coefficientVariances`): on skewed data the
+   * coefficients touching a large cell are much noisier than the others.
+   */
+  variance?: "plugin" | "uniform";
 }
 
 /** The shrinkage applied to the coefficients of one interaction order. */
@@ -104,8 +113,12 @@ function coefficientVariance(oracle: string, cells: number, reports: number, p: 
  *    orthonormal interaction basis (tensor Helmert contrasts): coefficient
  *    gamma_{v,u}; its support T (attributes with a non-constant contrast) and
  *    digits j name one population quantity beta_{T,j} = sqrt(D_v / D_T) gamma_{v,u}
- *    shared by every view containing T, with noise variance (D_v / D_T) s_v^2
- *    (s_v^2 from the view's oracle, its reports and D_v; see `coefficientVariance`);
+ *    shared by every view containing T, with noise variance (D_v / D_T) s_{v,u}^2:
+ *    a first pass takes s_{v,u}^2 data-independent (cells uniform, see
+ *    `coefficientVariance`); by default ("plugin") steps 2-3 are then run again
+ *    with every coefficient's exact variance evaluated at the first pass's fit of
+ *    its view (`coefficientVariances`: oracle noise and the sampling of the view's
+ *    group; on skewed data the coefficients touching a large cell are the noisy ones);
  * 2. pooling: beta_{T,j} = sum_v w_v beta_v / sum_v w_v with w_v = 1 / variance,
  *    the minimum-variance unbiased combination (tau^2 = 1 / sum_v w_v): every
  *    view's information on T is used, weighted by what it is worth;
@@ -122,7 +135,8 @@ function coefficientVariance(oracle: string, cells: number, reports: number, p: 
  *    and queries are answered as CALM does (projection or maximum entropy).
  * Cost: O(sum_v D_v sum_{i in v} c_i) for the transforms plus one hash-map entry
  * per coefficient, i.e. linear in the total view cells (m views of l attributes:
- * O(m c^l l c)); it grows with d, k only through m and l. Queries cost what CALM's do.
+ * O(m c^l l c)), twice with "plugin" variances; it grows with d, k only through
+ * m and l. Queries cost what CALM's do.
  */
 export function estimateCalmPlus(
   plan: CalmPlan,
@@ -136,12 +150,16 @@ export function estimateCalmPlus(
   const maxQueryCells = options.maxQueryCells ?? 2 ** 24;
   if (!(maxQueryCells >= 1) || !Number.isFinite(maxQueryCells))
     invalid("estimateCalmPlus", "maxQueryCells must be a finite number >= 1", maxQueryCells);
+  const variance = options.variance ?? "plugin";
+  if (variance !== "plugin" && variance !== "uniform")
+    invalid("estimateCalmPlus", 'variance must be "plugin" or "uniform"', variance);
   const runtime = planRuntime(plan);
   const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
   const emptyViews: number[] = [];
   const pooled = new Map<string, Pooled>();
   const viewKeys: (readonly (Pooled | undefined)[])[] = [];
   const viewScales: Float64Array[] = [];
+  const viewCoefficients: (Float64Array | undefined)[] = [];
   const rawViews = plan.views.map((view, v) => {
     const viewCardinalities = runtime.viewCardinalities[v]!;
     const counts = aggregator.views[v]!;
@@ -150,36 +168,54 @@ export function estimateCalmPlus(
     viewScales.push(scales);
     if (counts.reports === 0) {
       emptyViews.push(v);
+      viewCoefficients.push(undefined);
       return uniformTable(view.attributes, viewCardinalities);
     }
     const raw = createTable(view.attributes, viewCardinalities, {
       cells: counts.estimate(),
       unit: "fraction",
     });
-    const oracle = runtime.oracles[v]!;
-    const variance = coefficientVariance(view.oracle, view.cells, counts.reports, oracle.p, oracle.q);
     const coefficients = Float64Array.from(raw.cells);
     interactionTransform(coefficients, viewCardinalities, false);
-    for (let u = 1; u < coefficients.length; u++) {
-      const entry = keys[u]!;
-      const scale = scales[u]!;
-      const weight = 1 / (scale * scale * variance);
-      entry.weighted += weight * scale * coefficients[u]!;
-      entry.precision += weight;
-    }
+    viewCoefficients.push(coefficients);
     return raw;
   });
-  const orders = shrinkPooled(pooled, shrinkage);
-  const fittedViews = plan.views.map((view, v) => {
-    const viewCardinalities = runtime.viewCardinalities[v]!;
-    const keys = viewKeys[v]!;
-    const scales = viewScales[v]!;
-    const coefficients = new Float64Array(view.cells);
-    coefficients[0] = 1 / Math.sqrt(view.cells);
-    for (let u = 1; u < coefficients.length; u++) coefficients[u] = keys[u]!.value / scales[u]!;
-    interactionTransform(coefficients, viewCardinalities, true);
-    return createTable(view.attributes, viewCardinalities, { cells: coefficients, unit: "fraction" });
+  // Pass 1: data-independent variances (cells taken uniform).
+  let orders = poolAndShrink(pooled, plan, viewKeys, viewScales, viewCoefficients, shrinkage, (v) => {
+    const oracle = runtime.oracles[v]!;
+    const value = coefficientVariance(
+      plan.views[v]!.oracle,
+      plan.views[v]!.cells,
+      aggregator.views[v]!.reports,
+      oracle.p,
+      oracle.q,
+    );
+    return new Float64Array(plan.views[v]!.cells).fill(value);
   });
+  let fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
+  if (variance === "plugin") {
+    // Pass 2: every coefficient's variance at the pass-1 fit of its view (clipped at 0,
+    // renormalised): heteroscedastic weights for pooling and shrinkage.
+    const fits = fittedViews;
+    orders = poolAndShrink(pooled, plan, viewKeys, viewScales, viewCoefficients, shrinkage, (v) => {
+      const oracle = runtime.oracles[v]!;
+      const f = Float64Array.from(fits[v]!.cells, (x) => Math.max(0, x));
+      const total = f.reduce((sum, x) => sum + x, 0);
+      for (let i = 0; i < f.length; i++) f[i] = total > 0 ? f[i]! / total : 1 / f.length;
+      const ofF = Float64Array.from(f);
+      interactionTransform(ofF, runtime.viewCardinalities[v]!, false);
+      return coefficientVariances(
+        plan.views[v]!.oracle,
+        oracle.p,
+        oracle.q,
+        aggregator.views[v]!.reports,
+        f,
+        runtime.viewCardinalities[v]!,
+        ofF,
+      );
+    });
+    fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
+  }
   const postProcess: PostProcessResult | undefined =
     options.postProcess === false ? undefined : postProcessViews(fittedViews, options.postProcessOptions);
   const views = postProcess ? postProcess.views : fittedViews;
@@ -235,6 +271,61 @@ export function estimateCalmPlus(
     answer,
     query: (attributes) => answer(attributes).table,
   };
+}
+
+/**
+ * Pools every measured coefficient across the views holding it by inverse variance
+ * (`varianceOf(v)[u]`: the variance of view v's coefficient u) and shrinks the
+ * pooled values (see `shrinkPooled`). Resets the entries first, so it can be run
+ * again with better variances. O(total view cells) plus the shrinkage.
+ */
+function poolAndShrink(
+  pooled: Map<string, Pooled>,
+  plan: CalmPlan,
+  viewKeys: readonly (readonly (Pooled | undefined)[])[],
+  viewScales: readonly Float64Array[],
+  viewCoefficients: readonly (Float64Array | undefined)[],
+  shrinkage: CalmPlusShrinkage,
+  varianceOf: (view: number) => Float64Array,
+): CalmPlusOrderShrinkage[] {
+  for (const entry of pooled.values()) {
+    entry.weighted = 0;
+    entry.precision = 0;
+    entry.value = 0;
+  }
+  plan.views.forEach((_, v) => {
+    const coefficients = viewCoefficients[v];
+    if (!coefficients) return;
+    const keys = viewKeys[v]!;
+    const scales = viewScales[v]!;
+    const variances = varianceOf(v);
+    for (let u = 1; u < coefficients.length; u++) {
+      const entry = keys[u]!;
+      const scale = scales[u]!;
+      const weight = 1 / (scale * scale * variances[u]!);
+      entry.weighted += weight * scale * coefficients[u]!;
+      entry.precision += weight;
+    }
+  });
+  return shrinkPooled(pooled, shrinkage);
+}
+
+/** Every view's table from the pooled values (coefficient u = value / scale). O(total view cells). */
+function rebuildViews(
+  plan: CalmPlan,
+  viewCardinalities: readonly (readonly number[])[],
+  viewKeys: readonly (readonly (Pooled | undefined)[])[],
+  viewScales: readonly Float64Array[],
+): MarginalTable[] {
+  return plan.views.map((view, v) => {
+    const keys = viewKeys[v]!;
+    const scales = viewScales[v]!;
+    const coefficients = new Float64Array(view.cells);
+    coefficients[0] = 1 / Math.sqrt(view.cells);
+    for (let u = 1; u < coefficients.length; u++) coefficients[u] = keys[u]!.value / scales[u]!;
+    interactionTransform(coefficients, viewCardinalities[v]!, true);
+    return createTable(view.attributes, viewCardinalities[v]!, { cells: coefficients, unit: "fraction" });
+  });
 }
 
 /**

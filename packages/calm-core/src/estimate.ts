@@ -19,6 +19,7 @@ import {
   type CalmIntervalOptions,
   type CalmIntervalTable,
   clip01,
+  replicateCovariance,
   type ViewNoiseInput,
 } from "./interval.js";
 import { twoSidedZ } from "./normal-quantile.js";
@@ -193,12 +194,13 @@ export function estimateCalm(
         throw new CannotRunError(
           `${where}: no view covers [${table.attributes.join(", ")}], so the answer is a maximum-entropy fit: use intervalMethod "bootstrap" (or "auto")`,
         );
-      const { center, variance } = analyticAnswer(
+      const { center, variance, covariance } = analyticAnswer(
         analyticInputs(),
         table.attributes,
         table.cardinalities,
         aggregator.reports,
         table.cells,
+        intervalOptions.covariance === true,
       );
       const standardError = variance.map(Math.sqrt);
       const lower = center.map((c, a) => clip01(c - z * standardError[a]!));
@@ -212,6 +214,7 @@ export function estimateCalm(
         intervalMethod: "analytic",
         center,
         replicates: 0,
+        ...(covariance ? { covariance } : {}),
       };
     }
     const count = intervalOptions.replicates ?? 200;
@@ -227,6 +230,7 @@ export function estimateCalm(
       intervalMethod: "bootstrap",
       center: table.cells,
       replicates: count,
+      ...(intervalOptions.covariance === true ? { covariance: replicateCovariance(replicateAnswers) } : {}),
     };
   };
   function query(attributes: readonly number[]): MarginalTable;

@@ -13,7 +13,25 @@ export interface RoundRequest {
   readonly n: number;
   /** Error threshold of CALM's Algorithm 1 (default 0.001). */
   readonly theta?: number;
+  /** Set by the collector on the rounds of a campaign (see campaigns.ts); never accepted from a request. */
+  readonly campaign?: CampaignTag;
 }
+
+/**
+ * How a stored round belongs to a campaign: the campaign's definition (its id is
+ * the campaign's id; closed at creation, it never takes reports) or its round
+ * number `index` (0, 1, ...).
+ */
+export type CampaignTag =
+  | {
+      readonly id: string;
+      readonly role: "definition";
+      /** Length of a round in ms when rounds roll over on a schedule. */
+      readonly roundEveryMs?: number;
+      /** The clients' instantaneous layer eps (estimates are de-biased for it). */
+      readonly instantEps?: number;
+    }
+  | { readonly id: string; readonly role: "round"; readonly index: number };
 
 /** A round as stored: its public id, its internal number, its plan and the request that made it. */
 export interface StoredRound {
@@ -90,6 +108,11 @@ export interface CollectorStorage {
   createRound(round: Omit<StoredRound, "no">): Promise<StoredRound>;
   /** The round with this public id, if any. */
   findRound(id: string): Promise<StoredRound | undefined>;
+  /**
+   * Every round, oldest first (campaigns find their rounds here; every built-in
+   * storage has it, a storage without it serves no campaigns). O(rounds).
+   */
+  listRounds?(): Promise<StoredRound[]>;
   /**
    * Store reports of one round atomically: a report whose id the round already
    * holds (or that appears earlier in `reports`) is not stored again and counts as

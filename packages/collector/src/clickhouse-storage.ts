@@ -282,6 +282,26 @@ class ClickHouseStorage implements CollectorStorage {
     throw failure;
   }
 
+  async listRounds(): Promise<StoredRound[]> {
+    // Every shard holds every round: the first shard that answers decides (one row per id).
+    let failure: unknown;
+    for (const client of this.#clients) {
+      try {
+        const rows = await this.#guard("read", () =>
+          select(
+            client,
+            `SELECT any(round_no), round_id, any(created_at) AS c, any(plan), any(request)
+             FROM ${this.#db}.calm_rounds GROUP BY round_id ORDER BY c, round_id`,
+          ),
+        );
+        return rows.map(roundFromRow);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
+  }
+
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     if (this.#closed) throw new StorageError("ClickHouse storage: closed");
     const parts = this.#clients.map((): AcceptedReport[] => []);

@@ -164,6 +164,14 @@ class DuckDbStorage implements CollectorStorage {
     return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
   }
 
+  async listRounds(): Promise<StoredRound[]> {
+    const rows = await this.#read(
+      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds ORDER BY round_no",
+      [],
+    );
+    return rows.map(roundFromRow);
+  }
+
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     if (this.#closedRounds.has(round.no)) throw new RoundClosedError(round.id);
     const result = await this.#submit({ kind: "reports", round, reports });

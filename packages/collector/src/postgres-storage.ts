@@ -166,6 +166,14 @@ class PostgresStorage implements CollectorStorage {
     return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
   }
 
+  async listRounds(): Promise<StoredRound[]> {
+    const rows = await this.#read(
+      "SELECT round_no, round_id::text, created_at, plan, request FROM calm_rounds ORDER BY round_no",
+      [],
+    );
+    return rows.map(roundFromRow);
+  }
+
   storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     // De-duplicate within the batch first (the first occurrence wins), then sort by id.
     const unique = new Map<string, AcceptedReport>();

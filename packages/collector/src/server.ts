@@ -10,6 +10,7 @@ import type {
   StoredRound,
 } from "./api.js";
 import { bearerChecker } from "./auth.js";
+import { registerCampaigns } from "./campaigns.js";
 import { CorsPolicy } from "./cors.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import {
@@ -67,6 +68,9 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  *   after closing a sweep (every max(250 ms, min(retention / 4, 60 s))) drops its report ids;
  * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
  *   the database's counts (see `MarginalAnswer`);
+ * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
+ *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
+ *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
  * - `GET /healthz`: 200 `{status: "ok", storage, refused}` when the database answers
  *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
  *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
@@ -291,6 +295,18 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
       };
     },
   );
+
+  // Campaigns: one plan, a sequence of rounds (campaigns.ts).
+  registerCampaigns(app, {
+    storage,
+    admin,
+    cors,
+    refusePreflight,
+    rounds,
+    maxBatch,
+    maxQueryCells,
+    now: () => new Date(),
+  });
 
   // The retention sweep: rounds closed more than idRetentionMs ago lose their report ids.
   const sweepEvery = Math.max(250, Math.min(Math.floor(idRetentionMs / 4), 60_000));

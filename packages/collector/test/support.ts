@@ -91,6 +91,8 @@ export interface CollectorProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   kill(signal: NodeJS.Signals): Promise<number | null>;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
 }
 
 /** Spawn a collector process and wait (up to 60 s) until it listens. */
@@ -129,6 +131,7 @@ export function spawnCollector(
             child.kill(signal);
             return exited;
           },
+          stderr: () => stderr,
         });
       }
     });

@@ -6,7 +6,7 @@
  *
  * Run (from packages/experiments):
  *   nice -n 15 npx tsx bench/calm-plus.ts --data adult --d 15 --k 3 --c 3 --n 65536 \
- *     --eps 0.2,0.5,1,2 --reps 5 [--variants mixture,order,block,none,mixture-indep] [--seed 1]
+ *     --eps 0.2,0.5,1,2 --reps 5 [--variants mixture,mixture-uniform,order,block,none,mixture-indep] [--seed 1]
  * Data: adult | nltcs | msnbc (from /work/shared/datasets or --root).
  */
 import {
@@ -19,7 +19,7 @@ import {
 import { parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
 import { loadDataset } from "@calm-ldp/datasets/node";
 import { contingencyTable, randomQueries, sse } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import { maxEntropy } from "@calm-ldp/reconstruction";
 
 function argument(name: string, fallback: string): string {
@@ -36,12 +36,17 @@ const epsList = argument("eps", "0.2,0.5,1,2").split(",").map(Number);
 const reps = Number(argument("reps", "5"));
 const seed = Number(argument("seed", "1"));
 const queries = Number(argument("queries", "50"));
-// A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max entropy).
+// A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max
+// entropy) and/or "-uniform" (data-independent coefficient variances, one pass).
 const variants = argument("variants", "mixture").split(",");
-const variantOptions = (variant: string) => ({
-  shrinkage: variant.replace(/-indep$/, "") as CalmPlusShrinkage,
-  unmeasuredPairs: variant.endsWith("-indep") ? ("independence" as const) : ("prior" as const),
-});
+const variantOptions = (variant: string) => {
+  const [shrinkage, ...flags] = variant.split("-");
+  return {
+    shrinkage: shrinkage as CalmPlusShrinkage,
+    unmeasuredPairs: flags.includes("indep") ? ("independence" as const) : ("prior" as const),
+    variance: flags.includes("uniform") ? ("uniform" as const) : ("plugin" as const),
+  };
+};
 
 const specs: Record<string, string> = {
   adult: `adult:${root}/adult`,
@@ -54,16 +59,20 @@ console.log(
   `calm vs calm-plus, same reports: ${dataName} d=${d} k=${k}${cArg ? ` c=${cArg}` : ""} n=${n}, ${reps} reps, ${queries} queries, seed ${seed}`,
 );
 const names = ["calm", ...variants.map((v) => `plus-${v}`), "uni", "exact-views"];
-console.log(`eps   ${names.map((x) => x.padStart(12)).join("")}   ratios calm/x (mean, min..max over reps)`);
+console.log(`eps   ${names.map((x) => x.padStart(13)).join("")}   ratios calm/x (mean, min..max over reps)`);
 for (const eps of epsList) {
   const sums = names.map(() => 0);
   const ratios = variants.map(() => [] as number[]);
   for (let rep = 0; rep < reps; rep++) {
-    const store = sampleUsers(population, n, seededRng(deriveSeed(seed, rep, 1))).store;
-    const qs = randomQueries(seededRng(deriveSeed(seed, rep, 2)), d, k, queries);
+    const store = sampleUsers(population, n, seededRng(deriveSeed(repetitionSeed(seed, rep), 1))).store;
+    const qs = randomQueries(seededRng(deriveSeed(repetitionSeed(seed, rep), 2)), d, k, queries);
     const truths = qs.map((q) => contingencyTable(store, q).cells);
     const plan = planCalm({ schema: store.schema, n, eps, k });
-    const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(seed, rep, 3, Math.round(eps * 1000))));
+    const aggregator = simulateCalm(
+      plan,
+      store,
+      seededRng(deriveSeed(repetitionSeed(seed, rep), 3, Math.round(eps * 1000))),
+    );
     const score = (query: (q: number[]) => { cells: Float64Array }) =>
       qs.reduce((acc, q, i) => acc + sse(query(q).cells, truths[i]!), 0) / qs.length;
     const base = score(estimateCalm(plan, aggregator).query);
@@ -90,6 +99,6 @@ for (const eps of epsList) {
     })
     .join("  ");
   console.log(
-    `${String(eps).padEnd(5)} ${means.map((x) => x.toExponential(3).padStart(12)).join("")}   ${ratioText}`,
+    `${String(eps).padEnd(5)} ${means.map((x) => x.toExponential(3).padStart(13)).join("")}   ${ratioText}`,
   );
 }

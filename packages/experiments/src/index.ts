@@ -3,6 +3,11 @@ export { validateConfig } from "./config.js";
 export { toCsv } from "./csv.js";
 export { createDataSource, type DataSource } from "./data-source.js";
 export { InvalidExperimentError } from "./errors.js";
+export {
+  calmIntervalCoverage,
+  type IntervalCoverage,
+  type IntervalCoverageOptions,
+} from "./interval-coverage.js";
 export { defaultMethodFactory, HARNESS_METHOD_IDS } from "./methods.js";
 export {
   type ErrorVsEpsOptions,

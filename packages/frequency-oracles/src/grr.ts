@@ -1,7 +1,7 @@
 import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail, malformed } from "./errors.js";
+import { fail } from "./errors.js";
 import { checkDomain, checkEps } from "./params.js";
 import { boundedFromWord, rejectionCount, WordBuffer } from "./words.js";
 
@@ -44,7 +44,7 @@ export function grrCore(
     domain,
     p,
     q,
-    stride: 1,
+    // one word per report, an integer in [0, D): defineOracle's default codec
 
     perturbInto(values: ArrayLike<number>, start: number, end: number, out: Uint32Array, rng: Rng): void {
       const count = end - start;
@@ -61,30 +61,7 @@ export function grrCore(
       }
     },
 
-    toWords(report: number, out: Uint32Array, offset: number): void {
-      if (typeof report !== "number" || report >>> 0 !== report) {
-        malformed(
-          `${id}.toWords`,
-          "type",
-          `a ${id} report is an integer in [0, ${domain}) (got ${String(report)})`,
-        );
-      }
-      out[offset] = report;
-    },
-
-    fromWords: (words: Uint32Array, offset: number): number => words[offset]!,
-
-    checkWords(words: Uint32Array, offset: number): string | undefined {
-      const value = words[offset]!;
-      return value < domain ? undefined : `reported value ${value} is not in [0, ${domain})`;
-    },
-
     supportsAt: (words: Uint32Array, offset: number, value: number): boolean => words[offset] === value,
-
-    firstInvalid(words: Uint32Array, count: number): number {
-      for (let i = 0; i < count; i++) if (words[i]! >= domain) return i;
-      return -1;
-    },
 
     accumulate(words: Uint32Array, count: number, tally: Float64Array): void {
       for (let i = 0; i < count; i++) tally[words[i]!]! += 1;

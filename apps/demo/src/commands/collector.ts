@@ -12,10 +12,16 @@ import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { type Command, type CommandContext, UsageError } from "../cli-kit.js";
 import { loadPopulation } from "../harness/load.js";
+import {
+  type CampaignOptions,
+  createCampaign,
+  queryCampaign,
+  simulateCampaign,
+} from "./collector-campaign.js";
 
 /** The environment variable holding the admin bearer token. */
 export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
-const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close"] as const;
+const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 interface CollectorOptions {
@@ -41,6 +47,14 @@ interface CollectorOptions {
   seed: number;
   "perturb-seed"?: number;
   "retry-for": number;
+  campaign?: string;
+  rounds: number;
+  "change-rate": number;
+  "round-every"?: string;
+  "instant-eps"?: number;
+  "max-eps"?: number;
+  from?: string;
+  to?: string;
 }
 
 /** Which options each subcommand reads (anything else given is a usage error). */
@@ -60,10 +74,15 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "seed",
     "perturb-seed",
     "retry-for",
+    "campaign",
+    "rounds",
+    "change-rate",
+    "max-eps",
   ],
   status: ["url", "round"],
-  query: ["url", "round", "attrs"],
+  query: ["url", "round", "attrs", "campaign", "from", "to"],
   close: ["url", "round"],
+  campaign: ["url", "data", "n", "d", "k", "eps", "theta", "seed", "round-every", "instant-eps"],
 };
 
 function adminToken(subcommand: string): string {
@@ -202,7 +221,19 @@ async function loadRecords(options: CollectorOptions): Promise<RecordStore> {
 
 async function simulate(options: CollectorOptions, context: CommandContext): Promise<unknown> {
   const url = required("simulate", "url", options.url);
+  if (options.campaign !== undefined && options.round !== undefined)
+    throw new UsageError("collector simulate: give --campaign or --round, not both");
+  if (options.campaign === undefined && (options.rounds !== 1 || options["change-rate"] !== 0))
+    throw new UsageError("collector simulate: --rounds and --change-rate need --campaign");
   const records = await loadRecords(options);
+  if (options.campaign !== undefined)
+    return simulateCampaign(
+      { ...options, url } as CampaignOptions,
+      records,
+      adminToken("simulate"),
+      adminCall,
+      context,
+    );
   let round = options.round;
   let plan: CalmPlan;
   if (round === undefined) {
@@ -296,8 +327,15 @@ async function close(options: CollectorOptions): Promise<unknown> {
 
 async function query(options: CollectorOptions): Promise<unknown> {
   const url = required("query", "url", options.url);
-  const round = required("query", "round", options.round);
   const attrs = required("query", "attrs", options.attrs);
+  if (options.campaign !== undefined) {
+    if (options.round !== undefined)
+      throw new UsageError("collector query: give --campaign or --round, not both");
+    return queryCampaign({ ...options, url } as CampaignOptions, adminToken("query"), adminCall);
+  }
+  if (options.from !== undefined || options.to !== undefined)
+    throw new UsageError("collector query: --from and --to need --campaign");
+  const round = required("query", "round", options.round);
   const answer = await adminCall(
     url,
     `/v1/rounds/${encodeURIComponent(round)}/marginals?attrs=${encodeURIComponent(attrs)}`,
@@ -318,8 +356,8 @@ async function query(options: CollectorOptions): Promise<unknown> {
 export const collectorCommand: Command = {
   name: "collector",
   summary:
-    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close). Admin token: $CALM_LDP_ADMIN_TOKEN.",
-  positionals: ["serve|simulate|status|query|close"],
+    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close), create a campaign of rounds under one plan (campaign). Admin token: $CALM_LDP_ADMIN_TOKEN.",
+  positionals: ["serve|simulate|status|query|close|campaign"],
   options: {
     db: { type: "string", description: "serve: DuckDB file (default collector.duckdb)" },
     postgres: {
@@ -399,6 +437,43 @@ export const collectorCommand: Command = {
         "simulate: seed the perturbations and report ids (default: cryptographic, as real clients)",
       min: 0,
     },
+    campaign: {
+      type: "string",
+      description:
+        "simulate: drive this campaign's rounds with persistent reporters (createReporter); query: the marginal's time series across its rounds",
+    },
+    rounds: {
+      type: "integer",
+      description: "simulate --campaign: rounds to run (the admin API opens each next round)",
+      default: 1,
+      min: 1,
+      max: 10_000,
+    },
+    "change-rate": {
+      type: "number",
+      description: "simulate --campaign: fraction of users who change their record between rounds",
+      default: 0,
+      min: 0,
+      max: 1,
+    },
+    "max-eps": {
+      type: "number",
+      description: "simulate --campaign: each device's maxEps (default rounds x plan eps)",
+      min: 0,
+    },
+    "round-every": {
+      type: "string",
+      description:
+        "campaign: rounds roll over on this schedule (90s, 15m, 1h, 1d); default: the admin opens rounds",
+    },
+    "instant-eps": {
+      type: "number",
+      description: "campaign: eps of the clients' instantaneous layer (estimates are de-biased for it)",
+      min: 1e-9,
+      max: 20,
+    },
+    from: { type: "string", description: "query --campaign: first round (index or ISO time)" },
+    to: { type: "string", description: "query --campaign: last round (index or ISO time)" },
     "retry-for": {
       type: "number",
       description:
@@ -423,6 +498,16 @@ export const collectorCommand: Command = {
     if (subcommand === "simulate") return simulate(options, context);
     if (subcommand === "status") return status(options);
     if (subcommand === "close") return close(options);
+    if (subcommand === "campaign") {
+      const url = required("campaign", "url", options.url);
+      return createCampaign(
+        { ...options, url } as CampaignOptions,
+        await loadRecords(options),
+        adminToken("campaign"),
+        adminCall,
+        context,
+      );
+    }
     return query(options);
   },
 };

@@ -129,7 +129,7 @@ export const FIGURES: readonly FigureDefinition[] = [
             k,
             c: 3,
             eps: quick ? EPS_CALM_QUICK : EPS_CALM,
-            methods: keep(["calm", "fc", "am", "ft", "be", "uni"], available),
+            methods: keep(["calm", "calm-plus", "fc", "am", "ft", "be", "uni"], available),
             queries: 50,
             reps,
             seed,
