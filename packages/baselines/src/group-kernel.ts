@@ -23,7 +23,7 @@ import type {
 import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
 import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
 import { groupInterval } from "./group-interval.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
