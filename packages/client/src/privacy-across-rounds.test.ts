@@ -349,6 +349,6 @@ describe("privacy across rounds (GRR plan: 6 binary attributes, 15 views, eps = 
       expect(bounds.reporter!).toBeGreaterThan(eps - 0.1);
       expect(bounds.naive!).toBeGreaterThan(T === 2 ? 1.8 * eps : 6 * eps);
       expect(bounds["broken memo"]!).toBeGreaterThan(T === 2 ? 1.8 * eps : 6 * eps);
-    }, 120_000);
+    }, 400_000);
   }
 });
