@@ -3,7 +3,12 @@ import { createSchema, encodedAttributes, uniformSchema } from "@calm-ldp/margin
 import { describe, expect, it } from "vitest";
 import { encodingRuntime } from "./encoding.js";
 import { groupIndex } from "./group-index.js";
-import { forEachColexSet, inputCoefficientCount, inputEntries, marginalEntries } from "./hadamard-coefficient-entries.js";
+import {
+  forEachColexSet,
+  inputCoefficientCount,
+  inputEntries,
+  marginalEntries,
+} from "./hadamard-coefficient-entries.js";
 import { mixedSchema } from "./test-support.js";
 
 describe("InpHT coefficient entries", () => {

@@ -64,6 +64,7 @@ export {
   planHadamard,
 } from "./hadamard-kernel.js";
 export { INTERVAL_METHODS, queryInterval } from "./intervals.js";
+export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
 export { type BeMethod, type CalmMethod, createBe, createCalm } from "./protocols/calm.js";
 export { createEm, createInpEm, type EmMethod } from "./protocols/em.js";
 export { createFc, createInpOlh, createInpPs, createInpRr } from "./protocols/full-domain.js";
@@ -71,7 +72,6 @@ export { createAm, createMargPs, createMargRr } from "./protocols/group.js";
 export { createFt, createInpHt, createMargHt } from "./protocols/hadamard.js";
 export { createInpCms, createInpHtCms } from "./protocols/sketch.js";
 export { createUni } from "./protocols/uni.js";
-export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
 export { CORMODE_CODE_METHODS, createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
 export { reportStreamId, SAME_REPORTS_AS } from "./report-streams.js";
 export { runMethod } from "./run.js";
