@@ -3,8 +3,8 @@ import { type MarginalTable, type ProtocolPlan, validateTable } from "@calm-ldp/
 import type { FullDomainPlan, GroupPlan, HadamardPlan } from "./api.js";
 import { encodedQuery, encodeTable, encodingRuntime } from "./encoding.js";
 import { fail, UnsupportedQueryError } from "./errors.js";
-import { fullDomainRuntime } from "./full-domain.js";
-import { groupRuntime } from "./group-methods.js";
+import { fullDomainRuntime } from "./full-domain-kernel.js";
+import { groupRuntime } from "./group-kernel.js";
 import { checkQuery, planCardinalities } from "./params.js";
 
 /**

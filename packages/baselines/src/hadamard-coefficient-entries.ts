@@ -2,7 +2,7 @@ import { createCoefficientIndex } from "@calm-ldp/hadamard";
 import type { EncodingRuntime } from "./encoding.js";
 import { encodedQuery } from "./encoding.js";
 import { UnsupportedQueryError } from "./errors.js";
-import type { GroupIndex } from "./groups.js";
+import type { GroupIndex } from "./group-index.js";
 
 /**
  * @internal The Hadamard coefficients a method's users draw from, as a list of

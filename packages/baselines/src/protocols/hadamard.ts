@@ -8,7 +8,7 @@ import {
   hadamardReport,
   hadamardSimulate,
   planHadamard,
-} from "../hadamard-methods.js";
+} from "../hadamard-kernel.js";
 
 type HadamardMethod = BaselineProtocol<HadamardPlan, HadamardReport>;
 

@@ -22,8 +22,8 @@ import type {
 } from "./api.js";
 import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
 import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {

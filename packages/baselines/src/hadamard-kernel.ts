@@ -24,13 +24,13 @@ import {
   storeMasks,
 } from "./encoding.js";
 import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import {
   type CoefficientEntries,
   inputCoefficientCount,
   inputEntries,
   marginalEntries,
-} from "./hadamard-entries.js";
+} from "./hadamard-coefficient-entries.js";
 import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
