@@ -73,7 +73,7 @@ export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: Gr
 });
 
 /**
- * Plan a grouped method (ALGORITHMS.md §4-§5): users split uniformly into the
+ * Plan a grouped method (../../../docs/algorithms.md#comparison-methods): users split uniformly into the
  * C(d, k) groups of k attributes; AM reports the group's cell through the adaptive
  * FO (CALM §3.4), MargRR through SUE and MargPS through GRR over the group's
  * binary code (Cormode et al. §4.3). Refuses before starting when there are fewer
