@@ -72,7 +72,7 @@ export interface SketchOptions extends BaselineOptions {
   readonly seed?: number;
 }
 
-/** How EM starts (ALGORITHMS.md §4 InpEM, §5 EM). */
+/** How EM starts (../../../docs/algorithms.md#comparison-methods: InpEM and EM). */
 export type EmInitialization = "uniform" | "inclusion-exclusion";
 
 /** Options of the EM-based methods (EM, InpEM). */
@@ -237,7 +237,7 @@ export interface BaselineSynopsis extends MarginalSynopsis {
   readonly plan: ProtocolPlan;
 }
 
-/** What one EM run did (ALGORITHMS.md §4-§5; Cormode et al. Table 3). */
+/** What one EM run did (../../../docs/algorithms.md#comparison-methods; Cormode et al. Table 3). */
 export interface EmDiagnostics {
   /** EM updates performed. */
   readonly iterations: number;

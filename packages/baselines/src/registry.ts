@@ -1,13 +1,13 @@
 import type { CalmProtocolOptions } from "@calm-ldp/calm-core";
 import type { BaselineProtocol, MethodInfo, MethodOptions } from "./api.js";
 import { fail } from "./errors.js";
-import { createBe, createCalm, createCalmPlus } from "./methods/calm.js";
-import { createEm, createInpEm } from "./methods/em.js";
-import { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
-import { createAm, createMargPs, createMargRr } from "./methods/group.js";
-import { createFt, createInpHt, createMargHt } from "./methods/hadamard.js";
-import { createInpCms, createInpHtCms } from "./methods/sketch.js";
-import { createUni } from "./methods/uni.js";
+import { createBe, createCalm, createCalmPlus } from "./protocols/calm.js";
+import { createEm, createInpEm } from "./protocols/em.js";
+import { createFc, createInpOlh, createInpPs, createInpRr } from "./protocols/full-domain.js";
+import { createAm, createMargPs, createMargRr } from "./protocols/group.js";
+import { createFt, createInpHt, createMargHt } from "./protocols/hadamard.js";
+import { createInpCms, createInpHtCms } from "./protocols/sketch.js";
+import { createUni } from "./protocols/uni.js";
 
 /** One row of the method table: the static facts of {@link MethodInfo} and the factory. */
 interface MethodEntry {

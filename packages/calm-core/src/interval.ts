@@ -171,7 +171,7 @@ export interface AnalyticResult {
 /**
  * Analytic covariance of CALM's consistent answer to a query A.
  *
- * The consistency step (ALGORITHMS.md §3.2, `postProcessViews` without
+ * The consistency step (../../../docs/algorithms.md#consistency, `postProcessViews` without
  * non-negativity) is linear: in the sum/deviation coordinates every coefficient
  * block beta is replaced by the average of that block over the views V containing
  * beta, weighted w_V = 1/|V|. A covered query A is read off any covering view, so

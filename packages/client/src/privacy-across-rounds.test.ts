@@ -9,7 +9,7 @@ import { memoryStorage } from "./storage.js";
 import { testPlans } from "./test-support.js";
 
 /*
- * Privacy across rounds, audited on the code a device runs (ALGORITHMS.md §2's
+ * Privacy across rounds, audited on the code a device runs (../../../docs/algorithms.md#frequency-oracles's
  * discipline, applied to a sequence of reports).
  *
  * Exact part. A client is described by which of its random draws are shared

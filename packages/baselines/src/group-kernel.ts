@@ -22,8 +22,8 @@ import type {
 } from "./api.js";
 import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
 import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
@@ -73,7 +73,7 @@ export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: Gr
 });
 
 /**
- * Plan a grouped method (ALGORITHMS.md §4-§5): users split uniformly into the
+ * Plan a grouped method (../../../docs/algorithms.md#comparison-methods): users split uniformly into the
  * C(d, k) groups of k attributes; AM reports the group's cell through the adaptive
  * FO (CALM §3.4), MargRR through SUE and MargPS through GRR over the group's
  * binary code (Cormode et al. §4.3). Refuses before starting when there are fewer

@@ -24,13 +24,13 @@ import {
   storeMasks,
 } from "./encoding.js";
 import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import {
   type CoefficientEntries,
   inputCoefficientCount,
   inputEntries,
   marginalEntries,
-} from "./hadamard-entries.js";
+} from "./hadamard-coefficient-entries.js";
 import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
@@ -91,7 +91,7 @@ export function marginalCoefficientCount(bits: readonly number[], k: number): nu
 }
 
 /**
- * Plan a Hadamard method (ALGORITHMS.md §4): InpHT (and FT, the CALM paper's name
+ * Plan a Hadamard method (../../../docs/algorithms.md#hadamard-methods): InpHT (and FT, the CALM paper's name
  * for it) draws one coefficient from the non-empty bit sets touching 1..k
  * attributes (binary data: `T = {alpha : 1 <= |alpha| <= k}`; the empty
  * coefficient is known to be 1, so no user is spent on it); MargHT draws one of
@@ -269,7 +269,7 @@ export interface HadamardSynopsis extends BaselineSynopsis {
 /**
  * Server: `theta_e = (plus_e - minus_e) / (count_e (2p - 1))` for every entry,
  * then a query over bits beta is `M_beta[gamma] = 2^-k sum_{alpha ⊆ beta}
- * (-1)^{|gamma ∧ alpha|} theta_alpha` with theta_empty = 1 (ALGORITHMS.md §4;
+ * (-1)^{|gamma ∧ alpha|} theta_alpha` with theta_empty = 1 (../../../docs/algorithms.md#hadamard-methods;
  * hadamard's `marginalFromCoefficients`), decoded onto the source attributes
  * (codes of no value dropped; unbiased cells). MargHT answers a k-way query from
  * its marginal's own coefficients (Cormode et al.: "does not share information
