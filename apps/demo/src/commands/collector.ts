@@ -4,6 +4,8 @@ import {
   fetchRoundPlan,
   openStorage,
   parseAllowedOrigins,
+  parseRateLimit,
+  type RateLimit,
   simulateUsers,
   startCollector,
 } from "@calm-ldp/collector";
@@ -33,6 +35,7 @@ interface CollectorOptions {
   "max-batch": number;
   "allow-origin"?: string;
   "id-retention": string;
+  "rate-limit"?: string;
   url?: string;
   round?: string;
   attrs?: string;
@@ -59,7 +62,17 @@ interface CollectorOptions {
 
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
-  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch", "allow-origin", "id-retention"],
+  serve: [
+    "db",
+    "postgres",
+    "clickhouse",
+    "host",
+    "port",
+    "max-batch",
+    "allow-origin",
+    "id-retention",
+    "rate-limit",
+  ],
   simulate: [
     "url",
     "round",
@@ -158,6 +171,13 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
   const token = adminToken("serve");
   const allowOrigins = allowedOrigins(options["allow-origin"]);
   const idRetentionMs = parseDuration(options["id-retention"]);
+  let rateLimit: RateLimit | undefined;
+  try {
+    if (options["rate-limit"] !== undefined)
+      rateLimit = parseRateLimit(options["rate-limit"], "--rate-limit");
+  } catch (error) {
+    throw new UsageError(`collector serve: ${(error as Error).message}`);
+  }
   if (options.db !== undefined && options.postgres !== undefined)
     throw new UsageError("collector serve: give --db or --postgres, not both");
   if (options.clickhouse !== undefined && (options.db !== undefined || options.postgres !== undefined))
@@ -180,6 +200,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     log: context.log,
     allowOrigins,
     idRetentionMs,
+    ...(rateLimit !== undefined ? { rateLimit } : {}),
   });
   const started = Date.now();
   context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
@@ -200,6 +221,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     ...(db !== undefined && !shared ? { db } : {}),
     allowOrigins,
     idRetentionMs,
+    rateLimit: rateLimit ?? null,
     stoppedBy: signal,
     seconds: (Date.now() - started) / 1000,
   };
@@ -388,6 +410,11 @@ export const collectorCommand: Command = {
       description:
         "serve: how long a closed round keeps its report ids before only its counts remain (90s, 15m, 1h, 7d, 0)",
       default: "1h",
+    },
+    "rate-limit": {
+      type: "string",
+      description:
+        "serve: per client address, <requests-per-second>[,<burst>] over every endpoint (token bucket; more get 429 rate-limited with Retry-After); default: no limit",
     },
     url: { type: "string", description: "simulate/status/query/close: the collector's base URL" },
     round: {
