@@ -1,7 +1,7 @@
 import type { LoadedDataset } from "@calm-ldp/datasets";
 import { sampleUsers } from "@calm-ldp/datasets";
 import { allQueries, contingencyTable } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { AnalysisProgress, ChowLiuConfig, ChowLiuRow } from "./api.js";
 import { checkExperiment } from "./check-experiment.js";
 import { chowLiuTree, treeWeight } from "./chow-liu.js";
@@ -33,7 +33,11 @@ export function runChowLiu(
   let done = 0;
   const out: ChowLiuRow[] = [];
   for (let rep = 0; rep < config.reps; rep++) {
-    const sample = sampleUsers(population, config.n, seededRng(deriveSeed(config.seed, rep, 1)));
+    const sample = sampleUsers(
+      population,
+      config.n,
+      seededRng(deriveSeed(repetitionSeed(config.seed, rep), 1)),
+    );
     const trueMi = new Float64Array(d * d);
     for (const [i, j] of pairs as [number, number][])
       trueMi[index(i, j)] = mutualInformation(contingencyTable(sample.store, [i, j]));
@@ -60,7 +64,7 @@ export function runChowLiu(
           eps,
           2,
           pairs,
-          seededRng(deriveSeed(config.seed, rep, 2, epsStream(eps), methodStream(method))),
+          seededRng(deriveSeed(repetitionSeed(config.seed, rep), 2, epsStream(eps), methodStream(method))),
           config.methodOptions?.[method],
         );
         const base = { method, n: config.n, eps, rep, optimum: best.weight };

@@ -1,7 +1,7 @@
 import type { LoadedDataset } from "@calm-ldp/datasets";
 import { sampleUsers } from "@calm-ldp/datasets";
 import { contingencyTable, selectRecords } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, sampleWithoutReplacement, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, sampleWithoutReplacement, seededRng } from "@calm-ldp/random";
 import type { AnalysisProgress, ClassificationConfig, ClassificationRow } from "./api.js";
 import { checkExperiment } from "./check-experiment.js";
 import { classifyFromMarginal, majorityLabel, misclassificationRate } from "./classify.js";
@@ -9,7 +9,7 @@ import { fail } from "./errors.js";
 import { releaseMarginals } from "./release.js";
 import { epsStream, methodStream } from "./seed-paths.js";
 
-/** Stream indices under `deriveSeed(config.seed, rep, ...)`. */
+/** Stream indices under `deriveSeed(repetitionSeed(config.seed, rep), ...)`. */
 const SPLIT = 1;
 const USERS = 2;
 const NONOISE = 3;
@@ -29,7 +29,7 @@ const TRAIN = 5;
  * baselines per (n, repetition), reported at every eps: `nonoise` (the same
  * pipeline on the users' true marginal) and `majority` (always the users'
  * majority label). A method that refuses a setting gets a row with NaN and its
- * error. Seeds (`deriveSeed(seed, rep, ...)`, keyed by values, so a result does not
+ * error. Seeds (`deriveSeed(repetitionSeed(seed, rep), ...)`, keyed by values, so a result does not
  * depend on which other n, eps or methods run): split `(1)`, users `(2, n)`, NoNoise
  * training set `(3, n)`, method run `(4, n, eps, method)`, its training set
  * `(5, n, eps, method)` (eps in micro-units, the method id hashed).
@@ -64,7 +64,7 @@ export async function runClassification(
   const out: ClassificationRow[] = [];
   for (let rep = 0; rep < config.reps; rep++) {
     const testRows = sampleWithoutReplacement(
-      seededRng(deriveSeed(config.seed, rep, SPLIT)),
+      seededRng(deriveSeed(repetitionSeed(config.seed, rep), SPLIT)),
       rows,
       testCount,
     );
@@ -76,7 +76,11 @@ export async function runClassification(
     const training: LoadedDataset = { ...population, store: selectRecords(population.store, trainRows) };
     for (const n of config.n) {
       const users = Math.round(n * (1 - testFraction));
-      const sample = sampleUsers(training, users, seededRng(deriveSeed(config.seed, rep, USERS, n)));
+      const sample = sampleUsers(
+        training,
+        users,
+        seededRng(deriveSeed(repetitionSeed(config.seed, rep), USERS, n)),
+      );
       const truth = contingencyTable(sample.store, attributes);
       const base = { n, rep, users, testRecords: testCount };
       let start = performance.now();
@@ -91,7 +95,7 @@ export async function runClassification(
       const nonoise = await classifyFromMarginal(
         truth,
         config.label,
-        seededRng(deriveSeed(config.seed, rep, NONOISE, n)),
+        seededRng(deriveSeed(repetitionSeed(config.seed, rep), NONOISE, n)),
         config.classify,
       );
       const nonoiseError = misclassificationRate(nonoise.predictions, test, config.label);
@@ -122,7 +126,9 @@ export async function runClassification(
             eps,
             k,
             [attributes],
-            seededRng(deriveSeed(config.seed, rep, METHOD, n, epsStream(eps), methodStream(method))),
+            seededRng(
+              deriveSeed(repetitionSeed(config.seed, rep), METHOD, n, epsStream(eps), methodStream(method)),
+            ),
             config.methodOptions?.[method],
           );
           let row: ClassificationRow;
@@ -132,7 +138,9 @@ export async function runClassification(
             const classifier = await classifyFromMarginal(
               release.tables[0]!,
               config.label,
-              seededRng(deriveSeed(config.seed, rep, TRAIN, n, epsStream(eps), methodStream(method))),
+              seededRng(
+                deriveSeed(repetitionSeed(config.seed, rep), TRAIN, n, epsStream(eps), methodStream(method)),
+              ),
               config.classify,
             );
             const error = misclassificationRate(classifier.predictions, test, config.label);

@@ -1,12 +1,13 @@
 import type { LoadedDataset } from "@calm-ldp/datasets";
 import { sampleUsers } from "@calm-ldp/datasets";
 import { contingencyTable } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { AnalysisProgress, IndependenceConfig, IndependenceRow } from "./api.js";
 import { checkExperiment } from "./check-experiment.js";
 import { chiSquareQuantile } from "./chi-square-distribution.js";
 import { chiSquareIndependence } from "./chi-square-test.js";
 import { fail } from "./errors.js";
+import { noiseAwareChiSquare } from "./noise-aware-chi-square.js";
 import { releaseMarginals } from "./release.js";
 import { epsStream, methodStream } from "./seed-paths.js";
 
@@ -21,8 +22,11 @@ import { epsStream, methodStream } from "./seed-paths.js";
  * type I error is a private rejection where the non-private test keeps
  * independence, a type II error the reverse. (Cormode et al. call the failure to
  * reject "type I"; the usual naming, used here, calls it type II.) A method that
- * refuses the setting gets rows with NaN statistics and its error. Cost: the
- * methods' runs plus O(n) per pair for the true marginals.
+ * refuses the setting gets rows with NaN statistics and its error. Unless
+ * `config.noiseAware` is false, methods with intervals also get the noise-aware
+ * test (`noiseAwareChiSquare`: parametric bootstrap of the statistic under the
+ * independence null fitted from the private margins, 1,000 null draws) and its
+ * decisions. Cost: the methods' runs plus O(n) per pair for the true marginals.
  */
 export function runIndependenceTests(
   population: LoadedDataset,
@@ -49,7 +53,11 @@ export function runIndependenceTests(
   let done = 0;
   const out: IndependenceRow[] = [];
   for (let rep = 0; rep < config.reps; rep++) {
-    const sample = sampleUsers(population, config.n, seededRng(deriveSeed(config.seed, rep, 1)));
+    const sample = sampleUsers(
+      population,
+      config.n,
+      seededRng(deriveSeed(repetitionSeed(config.seed, rep), 1)),
+    );
     const truths = pairs.map((pair) =>
       chiSquareIndependence(contingencyTable(sample.store, pair), config.n, { alpha }),
     );
@@ -62,8 +70,9 @@ export function runIndependenceTests(
           eps,
           2,
           pairs,
-          seededRng(deriveSeed(config.seed, rep, 2, epsStream(eps), methodStream(method))),
+          seededRng(deriveSeed(repetitionSeed(config.seed, rep), 2, epsStream(eps), methodStream(method))),
           config.methodOptions?.[method],
+          { intervals: config.noiseAware !== false },
         );
         const seconds = (performance.now() - start) / 1000;
         pairs.forEach((pair, p) => {
@@ -91,6 +100,14 @@ export function runIndependenceTests(
             return;
           }
           const test = chiSquareIndependence(release.tables[p]!, config.n, { alpha });
+          const interval = release.intervals?.[p];
+          const aware =
+            interval?.covariance === undefined
+              ? undefined
+              : noiseAwareChiSquare(interval as Required<typeof interval>, config.n, {
+                  alpha,
+                  rng: seededRng(deriveSeed(config.seed, rep, 3, epsStream(eps), methodStream(method), p)),
+                });
           out.push({
             ...base,
             statistic: test.statistic,
@@ -99,6 +116,14 @@ export function runIndependenceTests(
             typeI: test.reject && !truth.reject,
             typeII: !test.reject && truth.reject,
             seconds,
+            ...(aware
+              ? {
+                  noiseAwarePValue: aware.pValue,
+                  noiseAwareReject: aware.reject,
+                  noiseAwareTypeI: aware.reject && !truth.reject,
+                  noiseAwareTypeII: !aware.reject && truth.reject,
+                }
+              : {}),
           });
         });
         options.onProgress?.(

@@ -19,6 +19,7 @@ import {
   type CalmIntervalOptions,
   type CalmIntervalTable,
   clip01,
+  replicateCovariance,
   type ViewNoiseInput,
 } from "./interval.js";
 import { twoSidedZ } from "./normal-quantile.js";
@@ -105,9 +106,9 @@ function composedEstimate(
 /**
  * Server side of CALM after collection (§4.2-4.5): estimate every view with its
  * oracle (unbiased fractions), make the views consistent and non-negative
- * (ALGORITHMS.md §3.2-3.3, alternating up to the round cap), and return a
+ * (../../../docs/algorithms.md#non-negativity, alternating up to the round cap), and return a
  * synopsis that answers any marginal query: by projection when a view covers it,
- * otherwise by maximum entropy over the views' intersections with the query (§3.4),
+ * otherwise by maximum entropy over the views' intersections with the query (../../../docs/algorithms.md#answering-a-query),
  * for any query size. With `options.instantEps` the views are de-biased for the
  * composed permanent + instantaneous mechanism instead (see that option). Cost: O(sum of view cells) per post-processing round;
  * a query costs one projection or one IPF fit.
@@ -193,12 +194,13 @@ export function estimateCalm(
         throw new CannotRunError(
           `${where}: no view covers [${table.attributes.join(", ")}], so the answer is a maximum-entropy fit: use intervalMethod "bootstrap" (or "auto")`,
         );
-      const { center, variance } = analyticAnswer(
+      const { center, variance, covariance } = analyticAnswer(
         analyticInputs(),
         table.attributes,
         table.cardinalities,
         aggregator.reports,
         table.cells,
+        intervalOptions.covariance === true,
       );
       const standardError = variance.map(Math.sqrt);
       const lower = center.map((c, a) => clip01(c - z * standardError[a]!));
@@ -212,6 +214,7 @@ export function estimateCalm(
         intervalMethod: "analytic",
         center,
         replicates: 0,
+        ...(covariance ? { covariance } : {}),
       };
     }
     const count = intervalOptions.replicates ?? 200;
@@ -227,6 +230,7 @@ export function estimateCalm(
       intervalMethod: "bootstrap",
       center: table.cells,
       replicates: count,
+      ...(intervalOptions.covariance === true ? { covariance: replicateCovariance(replicateAnswers) } : {}),
     };
   };
   function query(attributes: readonly number[]): MarginalTable;

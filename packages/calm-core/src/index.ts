@@ -32,10 +32,11 @@ export {
   estimateCalmPlus,
 } from "./estimate-plus.js";
 export { type ExpectedError, expectedQuerySse } from "./expected-error.js";
-export type {
-  CalmIntervalOptions,
-  CalmIntervalTable,
-  IntervalMethod,
+export {
+  type CalmIntervalOptions,
+  type CalmIntervalTable,
+  estimateCovariance,
+  type IntervalMethod,
 } from "./interval.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
 export { normalCdf, normalQuantile } from "./normal-quantile.js";

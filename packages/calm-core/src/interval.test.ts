@@ -98,6 +98,26 @@ describe("CALM intervals", () => {
     );
   });
 
+  it("the covariance (when asked) is symmetric with the squared standard errors on its diagonal; its cell sums match the variance of the sums", () => {
+    const plan = planCalm({ schema: store.schema, n, eps: 1, k: 2 });
+    const synopsis = estimateCalm(plan, simulateCalm(plan, store, seededRng(6)));
+    const answer = synopsis.query([1, 4], { interval: 0.95, covariance: true });
+    const size = answer.cells.length;
+    const cov = answer.covariance!;
+    expect(cov.length).toBe(size * size);
+    for (let a = 0; a < size; a++) {
+      expect(cov[a * size + a]!).toBeCloseTo(answer.standardError[a]! ** 2, 14);
+      for (let b = 0; b < size; b++) expect(cov[a * size + b]!).toBeCloseTo(cov[b * size + a]!, 14);
+    }
+    // Row 0 of the table (attribute 1 = 0) summed is the 1-way answer's cell 0: same variance.
+    const oneWay = synopsis.query([1], { interval: 0.95 });
+    const cols = 3;
+    let sum = 0;
+    for (let a = 0; a < cols; a++) for (let b = 0; b < cols; b++) sum += cov[a * size + b]!;
+    expect(Math.sqrt(sum) / oneWay.standardError[0]!).toBeCloseTo(1, 6);
+    expect(synopsis.query([1, 4], { interval: 0.95 }).covariance).toBeUndefined();
+  });
+
   it("rejects bad options with typed errors", () => {
     const plan = planCalm({ schema: store.schema, n, eps: 1, k: 2 });
     const aggregator = simulateCalm(plan, store, seededRng(5));

@@ -18,6 +18,8 @@ export interface CalmIntervalOptions {
   replicates?: number;
   /** Seed of the bootstrap's random source (default 0; results are reproducible). */
   seed?: number;
+  /** Also return the full |A| x |A| covariance of `center` (default false; O(|A|^2) memory). */
+  covariance?: boolean;
 }
 
 /**
@@ -42,6 +44,11 @@ export interface CalmIntervalTable extends MarginalTable {
   readonly center: Float64Array;
   /** Bootstrap replicates used (0 on the analytic path). */
   readonly replicates: number;
+  /**
+   * With `covariance: true`: the covariance of `center` (analytic) or of the
+   * replicates (bootstrap), row-major |A| x |A|.
+   */
+  readonly covariance?: Float64Array;
 }
 
 /** What the analytic path needs of one view. @internal */
@@ -59,19 +66,24 @@ export interface ViewNoiseInput {
 
 /**
  * Covariance of one view's unbiased estimate f^ (fractions over its cells) as
- * diag(s) - sum_r a_r a_r^T, with N = N_V reports, f = plug-in fractions and
- * fpc = (n - N) / (n - 1):
- * - GRR: support counts are Multinomial(N, pi), pi = q + (p - q) f, so
- *   Cov(f^) = (diag(pi) - pi pi^T) / (N (p - q)^2);
- * - unary and hashing oracles (supports independent per cell, as in
- *   `expectedQuerySse`): diagonal, s_u = [f_u p(1-p) + (1-f_u) q(1-q)] / (N (p-q)^2);
- * - sampling (the group's own marginal differs from the population's):
- *   + (diag(f) - f f^T) / N, the group's users being a random part of the
- *   population; the groups' errors sum to zero across a partition, which
- *   {@link analyticAnswer} accounts for once per query (the -Sigma_A / n term).
+ * diag(s) - sum_r a_r a_r^T, over both the oracle's noise and which users form
+ * the group (a random part of the population), with N = N_V reports and f =
+ * plug-in fractions:
+ * - GRR: each user of a random group reports i.i.d. with law pi = q + (p - q) f,
+ *   so the support counts are Multinomial(N, pi) and
+ *   Cov(f^) = (diag(pi) - pi pi^T) / (N (p - q)^2) (sampling included);
+ * - unary and hashing oracles (supports independent per cell given the users, as
+ *   in `expectedQuerySse`): noise s_u = [f_u p(1-p) + (1-f_u) q(1-q)] / (N (p-q)^2)
+ *   plus the group's sampling (diag(f) - f f^T) / N (together: the i.i.d. law,
+ *   Var = pi_u (1 - pi_u) / (N (p-q)^2), Cov = -f_u f_w / N).
+ * The groups' sampling errors sum to zero across a partition, which
+ * {@link analyticAnswer} accounts for once per query (the -Sigma_A / n term).
  * O(cells).
  */
-function viewCovariance(view: ViewNoiseInput): { diag: Float64Array; rank1: Float64Array[] } {
+export function estimateCovariance(view: Pick<ViewNoiseInput, "fitted" | "reports" | "oracle">): {
+  diag: Float64Array;
+  rank1: Float64Array[];
+} {
   const { p, q } = view.oracle;
   const N = view.reports;
   const f = view.fitted;
@@ -89,9 +101,10 @@ function viewCovariance(view: ViewNoiseInput): { diag: Float64Array; rank1: Floa
       a[u] = pi / Math.sqrt(scale);
     }
     rank1.push(a);
-  } else {
-    for (let u = 0; u < cells; u++) diag[u] = (f[u]! * p * (1 - p) + (1 - f[u]!) * q * (1 - q)) / scale;
+    // Users of a random group report i.i.d. with law pi: the multinomial already holds the group's sampling.
+    return { diag, rank1 };
   }
+  for (let u = 0; u < cells; u++) diag[u] = (f[u]! * p * (1 - p) + (1 - f[u]!) * q * (1 - q)) / scale;
   const a = new Float64Array(cells);
   const root = Math.sqrt(1 / N);
   for (let u = 0; u < cells; u++) {
@@ -154,12 +167,14 @@ function sumDeviation(cells: Float64Array, cardinalities: readonly number[], inv
 export interface AnalyticResult {
   center: Float64Array;
   variance: Float64Array;
+  /** Row-major |A| x |A| covariance, when asked. */
+  covariance?: Float64Array;
 }
 
 /**
  * Analytic covariance of CALM's consistent answer to a query A.
  *
- * The consistency step (ALGORITHMS.md §3.2, `postProcessViews` without
+ * The consistency step (../../../docs/algorithms.md#consistency, `postProcessViews` without
  * non-negativity) is linear: in the sum/deviation coordinates every coefficient
  * block beta is replaced by the average of that block over the views V containing
  * beta, weighted w_V = 1/|V|. A covered query A is read off any covering view, so
@@ -172,7 +187,7 @@ export interface AnalyticResult {
  * diag(f) - f f^T, and the consistent answer of exact marginals is the marginal
  * itself (sum_V G_V P_{A∩V} = I on A-tables), so
  *   Var(answer_a) = sum_V (G_V Cov(z_V) G_V^T)_{aa} - f_a (1 - f_a) / n,
- * Cov(z_V) = P Cov(f^_V) P^T from {@link viewCovariance}, f_a = `fitted` (the
+ * Cov(z_V) = P Cov(f^_V) P^T from {@link estimateCovariance}, f_a = `fitted` (the
  * released answer). Views with the same
  * intersection with A and the same size share G, so their covariances are summed
  * first. The plug-in f is the released (non-negative) view. Cost per query:
@@ -185,6 +200,7 @@ export function analyticAnswer(
   queryCardinalities: readonly number[],
   population: number,
   fitted: Float64Array,
+  withCovariance = false,
 ): AnalyticResult {
   const k = query.length;
   const sizeA = queryCardinalities.reduce((s, c) => s * c, 1);
@@ -249,7 +265,7 @@ export function analyticAnswer(
         bStride: bStrides[bPositions.indexOf(p)]!,
       });
     });
-    const { diag, rank1 } = viewCovariance(view);
+    const { diag, rank1 } = estimateCovariance(view);
     const diagB = new Float64Array(sizeB);
     const rankB = rank1.map(() => new Float64Array(sizeB));
     for (let u = 0; u < view.raw.length; u++) {
@@ -268,6 +284,7 @@ export function analyticAnswer(
   });
   const center = new Float64Array(sizeA);
   const variance = new Float64Array(sizeA);
+  const covariance = withCovariance ? new Float64Array(sizeA * sizeA) : undefined;
   const column = new Float64Array(sizeA);
   for (const group of groups.values()) {
     const bPositions: number[] = [];
@@ -312,15 +329,36 @@ export function analyticAnswer(
       center[a] += mean;
       variance[a] += v;
     }
+    if (covariance) {
+      // (G S G^T)_{a a'} = sum_b G[a,b] (S G^T)[b, a'].
+      const sg = new Float64Array(sizeB * sizeA);
+      for (let b = 0; b < sizeB; b++)
+        for (let a = 0; a < sizeA; a++) {
+          let row = 0;
+          for (let c = 0; c < sizeB; c++) row += group.cov[b * sizeB + c]! * G[c * sizeA + a]!;
+          sg[b * sizeA + a] = row;
+        }
+      for (let a = 0; a < sizeA; a++)
+        for (let b = 0; b < sizeB; b++) {
+          const gab = G[b * sizeA + a]!;
+          if (gab === 0) continue;
+          for (let a2 = 0; a2 < sizeA; a2++) covariance[a * sizeA + a2]! += gab * sg[b * sizeA + a2]!;
+        }
+    }
   }
   let total = 0;
   for (let a = 0; a < sizeA; a++) total += Math.max(0, fitted[a]!);
+  const share = (a: number) => (total > 0 ? Math.max(0, fitted[a]!) / total : 1 / sizeA);
   for (let a = 0; a < sizeA; a++) {
-    const f = total > 0 ? Math.max(0, fitted[a]!) / total : 1 / sizeA;
+    const f = share(a);
     if (population > 0) variance[a]! -= (f * (1 - f)) / population;
     if (variance[a]! < 0) variance[a] = 0;
   }
-  return { center, variance };
+  if (covariance && population > 0)
+    for (let a = 0; a < sizeA; a++)
+      for (let a2 = 0; a2 < sizeA; a2++)
+        covariance[a * sizeA + a2]! -= ((a === a2 ? share(a) : 0) - share(a) * share(a2)) / population;
+  return covariance ? { center, variance, covariance } : { center, variance };
 }
 
 /** The q-quantile (0 <= q <= 1) of sorted values, linear between order statistics. */
@@ -371,4 +409,19 @@ export function bootstrapBounds(
 /** x clipped to [0, 1]. */
 export function clip01(x: number): number {
   return Math.min(1, Math.max(0, x));
+}
+
+/** Row-major sample covariance of replicate vectors (B >= 2). O(B |A|^2). */
+export function replicateCovariance(replicates: readonly Float64Array[]): Float64Array {
+  const B = replicates.length;
+  const size = replicates[0]!.length;
+  const mean = new Float64Array(size);
+  for (const r of replicates) for (let a = 0; a < size; a++) mean[a]! += r[a]! / B;
+  const out = new Float64Array(size * size);
+  for (const r of replicates)
+    for (let a = 0; a < size; a++) {
+      const da = r[a]! - mean[a]!;
+      for (let b = 0; b < size; b++) out[a * size + b]! += (da * (r[b]! - mean[b]!)) / (B - 1);
+    }
+  return out;
 }

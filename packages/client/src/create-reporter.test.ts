@@ -197,6 +197,41 @@ describe("createReporter", () => {
     });
   });
 
+  it("concurrent reports and flushes are serialized: every id is delivered exactly once", async () => {
+    const plan = plans.oue!;
+    const delivered: string[] = [];
+    let calls = 0;
+    const send = async (_round: string, reports: readonly WireReport[]) => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // The first delivery fails after a delay (a timeout): those ids must come back once, not twice.
+      if (calls === 1) throw new TypeError("fetch failed");
+      delivered.push(...reports.map((r) => r.id));
+      return { acknowledged: reports.length };
+    };
+    const reporter = await createReporter({
+      plan,
+      storage: memoryStorage(),
+      maxEps: 5,
+      send,
+      rng: seededRng(11),
+    });
+    const record = [1, 0, 0, 1, 1, 0];
+    const results = await Promise.all([
+      reporter.report(record, { round: "a" }),
+      reporter.flush(),
+      reporter.report(record, { round: "b" }),
+      reporter.flush(),
+      reporter.report(record, { round: "c" }),
+    ]);
+    await reporter.flush();
+    const ids = results.flatMap((r) => ("report" in r ? [r.report.id] : []));
+    expect(ids).toHaveLength(3);
+    expect([...delivered].sort()).toEqual([...ids].sort());
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(reporter.pending()).toEqual([]);
+  });
+
   it("with instantEps: fresh randomization per report, the memo and ledger unchanged", async () => {
     const plan = plans.oue!;
     const reporter = await createReporter({

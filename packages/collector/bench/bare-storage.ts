@@ -8,15 +8,17 @@ import type { CollectorStorage } from "../src/index.js";
  * and oracle checks) and stores nothing, which bounds what any store can reach.
  */
 export function bareStorage(storage: CollectorStorage): CollectorStorage {
-  return {
+  const overrides: Partial<CollectorStorage> = {
     backend: `bare (${storage.backend} rounds only)`,
-    createRound: (round) => storage.createRound(round),
-    findRound: (id) => storage.findRound(id),
     storeReports: async (_round, reports) => ({ stored: reports.length, duplicates: 0 }),
     countRejected: async () => undefined,
-    counts: (round) => storage.counts(round),
-    supportCounts: (round) => storage.supportCounts(round),
-    ping: () => storage.ping(),
     close: async () => undefined,
   };
+  return new Proxy(storage, {
+    get(target, key) {
+      if (key in overrides) return overrides[key as keyof CollectorStorage];
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }

@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
+import type { RateLimit } from "./rate-limit.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
 export interface RoundRequest {
@@ -13,7 +14,25 @@ export interface RoundRequest {
   readonly n: number;
   /** Error threshold of CALM's Algorithm 1 (default 0.001). */
   readonly theta?: number;
+  /** Set by the collector on the rounds of a campaign (see campaigns.ts); never accepted from a request. */
+  readonly campaign?: CampaignTag;
 }
+
+/**
+ * How a stored round belongs to a campaign: the campaign's definition (its id is
+ * the campaign's id; closed at creation, it never takes reports) or its round
+ * number `index` (0, 1, ...).
+ */
+export type CampaignTag =
+  | {
+      readonly id: string;
+      readonly role: "definition";
+      /** Length of a round in ms when rounds roll over on a schedule. */
+      readonly roundEveryMs?: number;
+      /** The clients' instantaneous layer eps (estimates are de-biased for it). */
+      readonly instantEps?: number;
+    }
+  | { readonly id: string; readonly role: "round"; readonly index: number };
 
 /** A round as stored: its public id, its internal number, its plan and the request that made it. */
 export interface StoredRound {
@@ -42,6 +61,18 @@ export interface AcceptedReport {
 export interface StoreResult {
   readonly stored: number;
   readonly duplicates: number;
+}
+
+/**
+ * A round's lifecycle: open (reports accepted), closed at `closedAt` (reports
+ * refused with `RoundClosedError`, counts kept), and from `idsDroppedAt` on its
+ * report ids are gone: its rows were replaced by its counts.
+ */
+export interface RoundState {
+  /** ISO 8601 time the round was closed, or null while it is open. */
+  readonly closedAt: string | null;
+  /** ISO 8601 time its report ids were dropped, or null while they are kept. */
+  readonly idsDroppedAt: string | null;
 }
 
 /** The counters of a round. */
@@ -79,6 +110,11 @@ export interface CollectorStorage {
   /** The round with this public id, if any. */
   findRound(id: string): Promise<StoredRound | undefined>;
   /**
+   * Every round, oldest first (campaigns find their rounds here; every built-in
+   * storage has it, a storage without it serves no campaigns). O(rounds).
+   */
+  listRounds?(): Promise<StoredRound[]>;
+  /**
    * Store reports of one round atomically: a report whose id the round already
    * holds (or that appears earlier in `reports`) is not stored again and counts as
    * a duplicate. Resolves after commit.
@@ -90,6 +126,25 @@ export interface CollectorStorage {
   counts(round: StoredRound): Promise<RoundCounts>;
   /** The round's aggregate, counted by the database. */
   supportCounts(round: StoredRound): Promise<SupportCounts>;
+  /**
+   * Close the round at `at` (idempotent: closing a closed round keeps the first
+   * time): afterwards `storeReports` of the round rejects with `RoundClosedError`
+   * (a batch already in flight may still be stored, and is counted). Its counts
+   * stay. Resolves with the round's state after commit.
+   */
+  closeRound(round: StoredRound, at: Date): Promise<RoundState>;
+  /** Report ids (report rows) the round holds: every stored report until its ids are dropped, then 0. */
+  heldIds(round: StoredRound): Promise<number>;
+  /** The round's lifecycle state. */
+  roundState(round: StoredRound): Promise<RoundState>;
+  /**
+   * For every round closed at or before `closedBefore` that still holds report
+   * rows: replace its report and support rows by their counts per (view, cell),
+   * so `counts`/`supportCounts` answer as before while its report ids are gone.
+   * Idempotent; safe while other collector processes do the same. Resolves with
+   * the ids of the rounds it compacted.
+   */
+  dropClosedIds(closedBefore: Date, at: Date): Promise<string[]>;
   /** Throws if the database cannot be reached. */
   ping(): Promise<void>;
   /** Finish pending writes and release the database. */
@@ -113,6 +168,17 @@ export interface CollectorOptions {
    * never available cross-origin.
    */
   readonly allowOrigins?: readonly string[];
+  /**
+   * Milliseconds a closed round keeps its report ids before they are dropped
+   * (its counts stay; default 3,600,000: one hour). 0 drops them at the next sweep.
+   */
+  readonly idRetentionMs?: number;
+  /**
+   * Per client address (the socket's, `request.ip`): at most `perSecond` requests
+   * per second sustained, `burst` at once (token bucket); more get 429
+   * `rate-limited` with `Retry-After`. Default: no limit. Every endpoint counts.
+   */
+  readonly rateLimit?: RateLimit;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
   /**

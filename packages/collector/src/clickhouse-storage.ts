@@ -4,13 +4,14 @@ import type {
   AcceptedReport,
   CollectorStorage,
   RoundCounts,
+  RoundState,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
-import { InvalidParameterError, StorageError } from "./errors.js";
+import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { countsFromRows, roundFromRow, supportFromRows } from "./storage-rows.js";
+import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Reports per group (one id lookup and one insert into one shard) at most. */
 const MAX_GROUP_REPORTS = 10_000;
@@ -89,6 +90,9 @@ export interface ClickHouseStorageOptions {
 }
 
 type Job = { round: StoredRound; reports: readonly AcceptedReport[] };
+/** What a job of a closed round returns (storeReports throws RoundClosedError). */
+const CLOSED = Symbol("closed");
+type JobResult = StoreResult | typeof CLOSED;
 
 /**
  * A ClickHouse cluster of N shards as collector storage, over ClickHouse's HTTP
@@ -164,6 +168,12 @@ async function prepare(clients: ClickHouseClient[], location: ClickHouseLocation
        cells Array(UInt32)) ENGINE = ReplacingMergeTree() ORDER BY (round_no, report_id)`,
     `CREATE TABLE IF NOT EXISTS ${db}.calm_counters (round_no UInt64, name String, value Int64)
        ENGINE = SummingMergeTree() ORDER BY (round_no, name)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.calm_round_state (round_no UInt64, round_id String, closed_at String,
+       ids_dropped_at String) ENGINE = MergeTree() ORDER BY round_no`,
+    `CREATE TABLE IF NOT EXISTS ${db}.calm_closed_counts (round_no UInt64, view UInt32, cell UInt32,
+       count UInt64) ENGINE = ReplacingMergeTree() ORDER BY (round_no, view, cell)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.calm_closed_counts_all AS ${db}.calm_closed_counts
+       ENGINE = Distributed(${cluster}, ${db}, calm_closed_counts)`,
     `CREATE TABLE IF NOT EXISTS ${db}.calm_reports_all AS ${db}.calm_reports
        ENGINE = Distributed(${cluster}, ${db}, calm_reports)`,
     `CREATE TABLE IF NOT EXISTS ${db}.calm_counters_all AS ${db}.calm_counters
@@ -202,7 +212,7 @@ class ClickHouseStorage implements CollectorStorage {
   readonly backend = "clickhouse";
   readonly #clients: ClickHouseClient[];
   readonly #db: string;
-  readonly #writers: GroupCommit<Job, StoreResult>[];
+  readonly #writers: GroupCommit<Job, JobResult>[];
   #reader = 0;
   #closed = false;
 
@@ -211,7 +221,7 @@ class ClickHouseStorage implements CollectorStorage {
     this.#db = location.database;
     this.#writers = clients.map(
       (client) =>
-        new GroupCommit<Job, StoreResult>(
+        new GroupCommit<Job, JobResult>(
           (jobs) => this.#storeGroup(client, jobs),
           (job) => job.reports.length,
           MAX_GROUP_REPORTS,
@@ -272,6 +282,26 @@ class ClickHouseStorage implements CollectorStorage {
     throw failure;
   }
 
+  async listRounds(): Promise<StoredRound[]> {
+    // Every shard holds every round: the first shard that answers decides (one row per id).
+    let failure: unknown;
+    for (const client of this.#clients) {
+      try {
+        const rows = await this.#guard("read", () =>
+          select(
+            client,
+            `SELECT any(round_no), round_id, any(created_at) AS c, any(plan), any(request)
+             FROM ${this.#db}.calm_rounds GROUP BY round_id ORDER BY c, round_id`,
+          ),
+        );
+        return rows.map(roundFromRow);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
+  }
+
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     if (this.#closed) throw new StorageError("ClickHouse storage: closed");
     const parts = this.#clients.map((): AcceptedReport[] => []);
@@ -289,12 +319,122 @@ class ClickHouseStorage implements CollectorStorage {
     );
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
-    const stored = results.reduce((s, r) => s + (r as PromiseFulfilledResult<StoreResult>).value.stored, 0);
+    const values = results.map((r) => (r as PromiseFulfilledResult<JobResult>).value);
+    if (values.includes(CLOSED)) throw new RoundClosedError(round.id);
+    const stored = values.reduce((s, r) => s + (r as StoreResult).stored, 0);
     return { stored, duplicates: reports.length - stored };
   }
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
     await this.#addCounter(round, `rejected:${reason}`, reports);
+  }
+
+  async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
+    const state = await this.roundState(round);
+    if (state.closedAt !== null) return state;
+    // Every shard holds the state (each checks it when storing); two closers racing both
+    // insert a row, and the earliest time counts (`min`).
+    const row = { round_no: round.no, round_id: round.id, closed_at: at.toISOString(), ids_dropped_at: "" };
+    await this.#guard("write", () =>
+      Promise.all(
+        this.#clients.map((client) =>
+          client.insert({ table: `${this.#db}.calm_round_state`, values: [row], format: "JSONEachRow" }),
+        ),
+      ),
+    );
+    return this.roundState(round);
+  }
+
+  async heldIds(round: StoredRound): Promise<number> {
+    // Rows, not distinct ids: a duplicate racing in two collectors counts until merged.
+    const rows = await this.#guard("read", () =>
+      select(
+        this.#readClient(),
+        `SELECT count() FROM ${this.#db}.calm_reports_all WHERE round_no = ${round.no}`,
+      ),
+    );
+    return Number(rows[0]![0]);
+  }
+
+  async roundState(round: StoredRound): Promise<RoundState> {
+    const rows = await this.#guard("read", () =>
+      select(
+        this.#readClient(),
+        `SELECT min(closed_at), max(ids_dropped_at) FROM ${this.#db}.calm_round_state
+         WHERE round_no = ${round.no} GROUP BY round_no`,
+      ),
+    );
+    return stateFromRow(rows[0]);
+  }
+
+  /**
+   * Per due round: every shard adds its rows' counts to its `calm_closed_counts`
+   * (ReplacingMergeTree: two collectors doing the same write identical rows), then
+   * every shard gets the dropped mark (reads switch from rows to counts, shard by
+   * shard, in the same query), then the rows are deleted (`ALTER TABLE ... DELETE`,
+   * an asynchronous mutation). A batch still in flight when the counts are taken
+   * would not be counted: keep the retention longer than a request's timeout.
+   */
+  async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
+    const due = await this.#guard("read", () =>
+      select(
+        this.#clients[0]!,
+        `SELECT round_no, any(round_id), min(closed_at) FROM ${this.#db}.calm_round_state GROUP BY round_no
+         HAVING min(closed_at) <= '${closedBefore.toISOString()}' AND max(ids_dropped_at) = ''
+         ORDER BY round_no`,
+      ),
+    );
+    for (const [no, id, closedAt] of due) {
+      const round = Number(no);
+      await this.#guard("write", async () => {
+        await Promise.all(
+          this.#clients.map((client) =>
+            client.command({
+              query: `INSERT INTO ${this.#db}.calm_closed_counts
+                SELECT round_no, view, cell, count() FROM ${this.#db}.calm_reports FINAL
+                ARRAY JOIN arrayPushFront(cells, toUInt32(${REPORT_MARK})) AS cell
+                WHERE round_no = ${round} GROUP BY round_no, view, cell`,
+            }),
+          ),
+        );
+        const mark = {
+          round_no: round,
+          round_id: String(id),
+          closed_at: String(closedAt),
+          ids_dropped_at: at.toISOString(),
+        };
+        await Promise.all(
+          this.#clients.map((client) =>
+            client.insert({ table: `${this.#db}.calm_round_state`, values: [mark], format: "JSONEachRow" }),
+          ),
+        );
+        await Promise.all(
+          this.#clients.map((client) =>
+            client.command({
+              query: `ALTER TABLE ${this.#db}.calm_reports DELETE WHERE round_no = ${round}`,
+            }),
+          ),
+        );
+      });
+    }
+    return due.map((row) => String(row[1]));
+  }
+
+  /**
+   * The rows of a round counted per (view, cell) on every shard, `REPORT_MARK`
+   * cells counting reports: each shard reads its report rows until the round's ids
+   * were dropped there, its closed counts after (decided in the query itself).
+   */
+  #countsQuery(round: number): string {
+    const dropped = `(SELECT round_no FROM ${this.#db}.calm_round_state WHERE ids_dropped_at != '')`;
+    return `SELECT view, cell, sum(n) AS total FROM (
+        SELECT view, cell, count() AS n FROM ${this.#db}.calm_reports_all FINAL
+        ARRAY JOIN arrayPushFront(cells, toUInt32(${REPORT_MARK})) AS cell
+        WHERE round_no = ${round} AND round_no NOT IN ${dropped} GROUP BY view, cell
+        UNION ALL
+        SELECT view, cell, count AS n FROM ${this.#db}.calm_closed_counts_all FINAL
+        WHERE round_no = ${round} AND round_no IN ${dropped}
+      ) GROUP BY view, cell`;
   }
 
   async counts(round: StoredRound): Promise<RoundCounts> {
@@ -303,7 +443,7 @@ class ClickHouseStorage implements CollectorStorage {
       Promise.all([
         select(
           client,
-          `SELECT view, count() FROM ${this.#db}.calm_reports_all FINAL WHERE round_no = ${round.no} GROUP BY view`,
+          `SELECT view, total FROM (${this.#countsQuery(round.no)}) WHERE cell = ${REPORT_MARK}`,
         ),
         select(
           client,
@@ -321,14 +461,7 @@ class ClickHouseStorage implements CollectorStorage {
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
     // One query (one read of each shard) yields both aggregates, so they agree under
     // concurrent inserts: every report contributes a REPORT_MARK row besides its cells.
-    const rows = await this.#guard("read", () =>
-      select(
-        this.#readClient(),
-        `SELECT view, cell, count() FROM ${this.#db}.calm_reports_all FINAL
-         ARRAY JOIN arrayPushFront(cells, toUInt32(${REPORT_MARK})) AS cell
-         WHERE round_no = ${round.no} GROUP BY view, cell`,
-      ),
-    );
+    const rows = await this.#guard("read", () => select(this.#readClient(), this.#countsQuery(round.no)));
     const reportRows: unknown[][] = [];
     const supportRows: unknown[][] = [];
     for (const [view, cell, count] of rows) {
@@ -350,22 +483,28 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   /** One group of batches for one shard: look the ids up, insert the new ones, count the rest. */
-  async #storeGroup(client: ClickHouseClient, jobs: Job[]): Promise<StoreResult[]> {
+  async #storeGroup(client: ClickHouseClient, jobs: Job[]): Promise<JobResult[]> {
     const byRound = new Map<number, Job[]>();
     for (const job of jobs) byRound.set(job.round.no, [...(byRound.get(job.round.no) ?? []), job]);
-    const results = new Map<Job, StoreResult>();
+    const results = new Map<Job, JobResult>();
     await this.#guard("write", async () => {
       for (const [no, group] of byRound) {
         const ids = [...new Set(group.flatMap((job) => job.reports.map((r) => r.id)))];
+        // One query: the ids the shard holds, and 'closed' when the round is closed.
         const held = new Set(
           (
             await select(
               client,
               `SELECT toString(report_id) FROM ${this.#db}.calm_reports
-               WHERE round_no = ${no} AND report_id IN (${ids.map((id) => `'${id}'`).join(",")})`,
+               WHERE round_no = ${no} AND report_id IN (${ids.map((id) => `'${id}'`).join(",")})
+               UNION ALL SELECT 'closed' FROM ${this.#db}.calm_round_state WHERE round_no = ${no} LIMIT 1`,
             )
           ).map((row) => String(row[0])),
         );
+        if (held.has("closed")) {
+          for (const job of group) results.set(job, CLOSED);
+          continue;
+        }
         const rows: { round_no: number; report_id: string; view: number; cells: readonly number[] }[] = [];
         let duplicates = 0;
         for (const job of group) {

@@ -10,13 +10,14 @@ import type {
   AcceptedReport,
   CollectorStorage,
   RoundCounts,
+  RoundState,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
-import { StorageError } from "./errors.js";
+import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { countsFromRows, roundFromRow, supportFromRows } from "./storage-rows.js";
+import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Rows per DuckDB data chunk (its standard vector size). */
 const CHUNK_ROWS = 2048;
@@ -36,14 +37,45 @@ const SCHEMA = [
      round_no INTEGER NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
   // One row: the last time a health check after a failed write proved that commits work again.
   "CREATE TABLE IF NOT EXISTS calm_health (id INTEGER PRIMARY KEY, checked_at VARCHAR NOT NULL)",
+  `CREATE TABLE IF NOT EXISTS calm_round_state (
+     round_no INTEGER PRIMARY KEY, closed_at VARCHAR NOT NULL, ids_dropped_at VARCHAR)`,
+  `CREATE TABLE IF NOT EXISTS calm_closed_counts (
+     round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+     PRIMARY KEY (round_no, view, cell))`,
+];
+
+/** Reports per view of a round: its stored rows plus the counts of rows dropped at closing. */
+const PER_VIEW_SQL = `SELECT view, sum(n)::DOUBLE FROM (
+    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
+    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
+  ) GROUP BY view`;
+/** Support counts per (view, cell) of a round: stored rows plus dropped rows' counts. */
+const SUPPORT_SQL = `SELECT view, cell, sum(n)::DOUBLE FROM (
+    SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
+    UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
+  ) GROUP BY view, cell`;
+/** Add a round's rows to its closed counts (`$1` the round). */
+const COMPACT_SQL = [
+  `INSERT INTO calm_closed_counts SELECT round_no, view, ${REPORTS_MARK}, count(*) FROM calm_reports
+     WHERE round_no = $1 GROUP BY round_no, view
+     ON CONFLICT DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
+  `INSERT INTO calm_closed_counts SELECT round_no, view, cell, count(*) FROM calm_support
+     WHERE round_no = $1 GROUP BY round_no, view, cell
+     ON CONFLICT DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
+  "DELETE FROM calm_reports WHERE round_no = $1",
+  "DELETE FROM calm_support WHERE round_no = $1",
 ];
 
 type WriteJob =
   | { kind: "round"; round: Omit<StoredRound, "no"> }
   | { kind: "reports"; round: StoredRound; reports: readonly AcceptedReport[] }
   | { kind: "counter"; round: StoredRound; name: string; amount: number }
+  | { kind: "close"; round: StoredRound; at: string }
+  | { kind: "drop"; closedBefore: string; at: string }
   | { kind: "probe" };
-type WriteResult = StoredRound | StoreResult | undefined;
+/** What a reports job of a closed round returns (storeReports throws RoundClosedError). */
+const CLOSED = Symbol("closed");
+type WriteResult = StoredRound | StoreResult | RoundState | string[] | typeof CLOSED | undefined;
 
 /** Options of {@link openDuckDbStorage}. */
 export interface DuckDbStorageOptions {
@@ -84,7 +116,8 @@ export async function openDuckDbStorage(
   // synchronously but cheaply, then INSERT ... SELECT moves the rows, off the event loop.
   await writer.run("CREATE TEMP TABLE stage_reports (round_no INTEGER, report_id UUID, view INTEGER)");
   await writer.run("CREATE TEMP TABLE stage_support (round_no INTEGER, view INTEGER, cell INTEGER)");
-  return new DuckDbStorage(instance, writer, reader);
+  const closed = (await writer.runAndReadAll("SELECT round_no FROM calm_round_state")).getColumns()[0] ?? [];
+  return new DuckDbStorage(instance, writer, reader, new Set(closed as number[]));
 }
 
 class DuckDbStorage implements CollectorStorage {
@@ -95,12 +128,20 @@ class DuckDbStorage implements CollectorStorage {
   readonly #queue: GroupCommit<WriteJob, WriteResult>;
   /** Report ids stored per round number (loaded on the round's first write). */
   readonly #ids = new Map<number, Set<string>>();
+  /** Numbers of the closed rounds (loaded at open; the writer adds to it after each close commits). */
+  readonly #closedRounds: Set<number>;
   #reads: Promise<unknown> = Promise.resolve();
   #closed = false;
   /** The last group commit failed (full or read-only disk, ...); cleared by the next one that succeeds. */
   #writeFailed = false;
 
-  constructor(instance: DuckDBInstance, writer: DuckDBConnection, reader: DuckDBConnection) {
+  constructor(
+    instance: DuckDBInstance,
+    writer: DuckDBConnection,
+    reader: DuckDBConnection,
+    closedRounds: Set<number>,
+  ) {
+    this.#closedRounds = closedRounds;
     this.#instance = instance;
     this.#writer = writer;
     this.#reader = reader;
@@ -123,8 +164,46 @@ class DuckDbStorage implements CollectorStorage {
     return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
   }
 
+  async listRounds(): Promise<StoredRound[]> {
+    const rows = await this.#read(
+      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds ORDER BY round_no",
+      [],
+    );
+    return rows.map(roundFromRow);
+  }
+
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
-    return (await this.#submit({ kind: "reports", round, reports })) as StoreResult;
+    if (this.#closedRounds.has(round.no)) throw new RoundClosedError(round.id);
+    const result = await this.#submit({ kind: "reports", round, reports });
+    if (result === CLOSED) throw new RoundClosedError(round.id);
+    return result as StoreResult;
+  }
+
+  async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
+    return (await this.#submit({ kind: "close", round, at: at.toISOString() })) as RoundState;
+  }
+
+  async heldIds(round: StoredRound): Promise<number> {
+    const rows = await this.#read("SELECT count(*)::DOUBLE FROM calm_reports WHERE round_no = $1", [
+      round.no,
+    ]);
+    return Number(rows[0]![0]);
+  }
+
+  async roundState(round: StoredRound): Promise<RoundState> {
+    const rows = await this.#read(
+      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
+      [round.no],
+    );
+    return stateFromRow(rows[0]);
+  }
+
+  async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
+    return (await this.#submit({
+      kind: "drop",
+      closedBefore: closedBefore.toISOString(),
+      at: at.toISOString(),
+    })) as string[];
   }
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
@@ -132,10 +211,7 @@ class DuckDbStorage implements CollectorStorage {
   }
 
   async counts(round: StoredRound): Promise<RoundCounts> {
-    const perViewRows = await this.#read(
-      "SELECT view, count(*)::DOUBLE FROM calm_reports WHERE round_no = $1 GROUP BY view",
-      [round.no],
-    );
+    const perViewRows = await this.#read(PER_VIEW_SQL, [round.no]);
     const counterRows = await this.#read(
       "SELECT name, value::DOUBLE FROM calm_counters WHERE round_no = $1",
       [round.no],
@@ -148,14 +224,8 @@ class DuckDbStorage implements CollectorStorage {
     const [reports, support] = await this.#readWith(async (reader) => {
       await reader.run("BEGIN TRANSACTION");
       try {
-        const perView = await reader.runAndReadAll(
-          "SELECT view, count(*)::DOUBLE FROM calm_reports WHERE round_no = $1 GROUP BY view",
-          [round.no],
-        );
-        const cells = await reader.runAndReadAll(
-          "SELECT view, cell, count(*)::DOUBLE FROM calm_support WHERE round_no = $1 GROUP BY view, cell",
-          [round.no],
-        );
+        const perView = await reader.runAndReadAll(PER_VIEW_SQL, [round.no]);
+        const cells = await reader.runAndReadAll(SUPPORT_SQL, [round.no]);
         return [perView.getRows(), cells.getRows()];
       } finally {
         await reader.run("COMMIT");
@@ -223,6 +293,8 @@ class DuckDbStorage implements CollectorStorage {
     const reportRows: [number[], string[], number[]] = [[], [], []];
     const supportRows: [number[], number[], number[]] = [[], [], []];
     const fresh = new Map<number, Set<string>>(); // ids stored by this group, per round
+    const closing = new Set<number>(); // rounds this group closes
+    const compacted: number[] = []; // rounds whose ids this group drops
     const counters = new Map<string, { round: number; name: string; amount: number }>();
     const addCounter = (round: number, name: string, amount: number) => {
       const key = `${round}\u0000${name}`;
@@ -253,6 +325,37 @@ class DuckDbStorage implements CollectorStorage {
         } else if (job.kind === "counter") {
           addCounter(job.round.no, job.name, job.amount);
           results.push(undefined);
+        } else if (job.kind === "close") {
+          const no = job.round.no;
+          await this.#writer.run(
+            "INSERT INTO calm_round_state VALUES ($1, $2, NULL) ON CONFLICT (round_no) DO NOTHING",
+            [no, job.at],
+          );
+          const rows = await this.#writer.runAndReadAll(
+            "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
+            [no],
+          );
+          closing.add(no);
+          results.push(stateFromRow(rows.getRows()[0]));
+        } else if (job.kind === "drop") {
+          // Rows staged by earlier jobs of this group must reach the tables before they are counted.
+          await this.#flushRows(reportRows, supportRows);
+          const due = await this.#writer.runAndReadAll(
+            `SELECT s.round_no, r.round_id::VARCHAR FROM calm_round_state s JOIN calm_rounds r USING (round_no)
+             WHERE s.closed_at <= $1 AND s.ids_dropped_at IS NULL ORDER BY s.round_no`,
+            [job.closedBefore],
+          );
+          for (const [no] of due.getRows()) {
+            for (const statement of COMPACT_SQL) await this.#writer.run(statement, [no as number]);
+            await this.#writer.run("UPDATE calm_round_state SET ids_dropped_at = $2 WHERE round_no = $1", [
+              no as number,
+              job.at,
+            ]);
+            compacted.push(no as number);
+          }
+          results.push(due.getRows().map((row) => String(row[1])));
+        } else if (this.#closedRounds.has(job.round.no) || closing.has(job.round.no)) {
+          results.push(CLOSED);
         } else {
           const no = job.round.no;
           const stored = this.#ids.get(no)!;
@@ -277,14 +380,7 @@ class DuckDbStorage implements CollectorStorage {
           results.push({ stored: count, duplicates });
         }
       }
-      if (reportRows[0].length > 0) {
-        await this.#append("stage_reports", [INTEGER, VARCHAR, INTEGER], reportRows);
-        await this.#append("stage_support", [INTEGER, INTEGER, INTEGER], supportRows);
-        await this.#writer.run("INSERT INTO calm_reports SELECT * FROM stage_reports");
-        await this.#writer.run("INSERT INTO calm_support SELECT * FROM stage_support");
-        await this.#writer.run("DELETE FROM stage_reports");
-        await this.#writer.run("DELETE FROM stage_support");
-      }
+      await this.#flushRows(reportRows, supportRows);
       for (const { round, name, amount } of counters.values()) {
         await this.#writer.run(
           `INSERT INTO calm_counters VALUES ($1, $2, $3) ON CONFLICT (round_no, name)
@@ -303,7 +399,24 @@ class DuckDbStorage implements CollectorStorage {
       const set = this.#ids.get(no)!;
       for (const id of ids) set.add(id);
     }
+    for (const no of closing) this.#closedRounds.add(no);
+    for (const no of compacted) this.#ids.delete(no);
     return results;
+  }
+
+  /** Move the rows collected so far into the tables (staging tables, then INSERT ... SELECT); empties the columns. */
+  async #flushRows(
+    reportRows: [number[], string[], number[]],
+    supportRows: [number[], number[], number[]],
+  ): Promise<void> {
+    if (reportRows[0].length === 0) return;
+    await this.#append("stage_reports", [INTEGER, VARCHAR, INTEGER], reportRows);
+    await this.#append("stage_support", [INTEGER, INTEGER, INTEGER], supportRows);
+    await this.#writer.run("INSERT INTO calm_reports SELECT * FROM stage_reports");
+    await this.#writer.run("INSERT INTO calm_support SELECT * FROM stage_support");
+    await this.#writer.run("DELETE FROM stage_reports");
+    await this.#writer.run("DELETE FROM stage_support");
+    for (const column of [...reportRows, ...supportRows]) column.length = 0;
   }
 
   async #append(table: string, types: DuckDBType[], columns: unknown[][]): Promise<void> {

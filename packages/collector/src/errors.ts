@@ -19,6 +19,14 @@ export class StorageError extends CalmLdpError {
   override readonly name: string = "StorageError";
 }
 
+/** The round is closed: it accepts no more reports (HTTP 409 `round-closed`). */
+export class RoundClosedError extends CalmLdpError {
+  override readonly name: string = "RoundClosedError";
+  constructor(readonly round: string) {
+    super(`round ${round} is closed: it accepts no more reports`);
+  }
+}
+
 /** @internal Throws a {@link RequestRejectedError}. */
 export function reject(statusCode: number, reason: string, message: string): never {
   throw new RequestRejectedError(statusCode, reason, message);

@@ -6,6 +6,7 @@ export type {
   MarginalAnswer,
   RoundCounts,
   RoundRequest,
+  RoundState,
   StoredRound,
   StoreResult,
   SupportCounts,
@@ -23,7 +24,7 @@ export { CorsPolicy, parseAllowedOrigins } from "./cors.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
 export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";
-export { InvalidParameterError, RequestRejectedError, StorageError } from "./errors.js";
+export { InvalidParameterError, RequestRejectedError, RoundClosedError, StorageError } from "./errors.js";
 export {
   aggregatorFromCounts,
   ESTIMATORS,
@@ -35,6 +36,7 @@ export { GroupCommit } from "./group-commit.js";
 export { openStorage, type StorageLocation } from "./open-storage.js";
 export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
 export { queryAttributes } from "./query-attributes.js";
+export { parseRateLimit, type RateLimit, RateLimiter } from "./rate-limit.js";
 export { viewOracles } from "./round-runtime.js";
 export { createCollector } from "./server.js";
 export {

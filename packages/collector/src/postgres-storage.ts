@@ -3,13 +3,14 @@ import type {
   AcceptedReport,
   CollectorStorage,
   RoundCounts,
+  RoundState,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
-import { StorageError } from "./errors.js";
+import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { countsFromRows, roundFromRow, supportFromRows } from "./storage-rows.js";
+import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
 const MIGRATION_LOCK = 0x63616c6d;
@@ -30,6 +31,35 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS calm_support_round ON calm_support (round_no)",
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
+  `CREATE TABLE IF NOT EXISTS calm_round_state (
+     round_no INTEGER PRIMARY KEY, closed_at TEXT NOT NULL, ids_dropped_at TEXT)`,
+  `CREATE TABLE IF NOT EXISTS calm_closed_counts (
+     round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+     PRIMARY KEY (round_no, view, cell))`,
+];
+
+/** Reports per view of a round: its stored rows plus the counts of rows dropped at closing. */
+const PER_VIEW_SQL = `SELECT view, sum(n)::float8 FROM (
+    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
+    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
+  ) AS t GROUP BY view`;
+/** Support counts per (view, cell) of a round: stored rows plus dropped rows' counts. */
+const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
+    SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
+    UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
+  ) AS t GROUP BY view, cell`;
+/**
+ * Move a round's rows into its closed counts (`$1` the round): each statement
+ * deletes rows and adds exactly the deleted ones to the counts, so a batch that
+ * commits meanwhile stays counted once (as rows, until the next sweep).
+ */
+const COMPACT_SQL = [
+  `WITH gone AS (DELETE FROM calm_reports WHERE round_no = $1 RETURNING view)
+   INSERT INTO calm_closed_counts SELECT $1, view, ${REPORTS_MARK}, count(*) FROM gone GROUP BY view
+   ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
+  `WITH gone AS (DELETE FROM calm_support WHERE round_no = $1 RETURNING view, cell)
+   INSERT INTO calm_closed_counts SELECT $1, view, cell, count(*) FROM gone GROUP BY view, cell
+   ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
 ];
 
 /** Options of {@link openPostgresStorage}. */
@@ -118,7 +148,7 @@ type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
 class PostgresStorage implements CollectorStorage {
   readonly backend = "postgres";
   readonly #pool: pg.Pool;
-  readonly #queue: GroupCommit<StoreJob, StoreResult>;
+  readonly #queue: GroupCommit<StoreJob, StoreResult | RoundClosedError>;
   #closed = false;
 
   constructor(pool: pg.Pool) {
@@ -149,21 +179,32 @@ class PostgresStorage implements CollectorStorage {
     return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
   }
 
-  storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
-    if (this.#closed) return Promise.reject(new StorageError("PostgreSQL storage: closed"));
-    return this.#queue.submit({ round, reports });
+  async listRounds(): Promise<StoredRound[]> {
+    const rows = await this.#read(
+      "SELECT round_no, round_id::text, created_at, plan, request FROM calm_rounds ORDER BY round_no",
+      [],
+    );
+    return rows.map(roundFromRow);
+  }
+
+  async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
+    if (this.#closed) throw new StorageError("PostgreSQL storage: closed");
+    const result = await this.#queue.submit({ round, reports });
+    if (result instanceof RoundClosedError) throw result;
+    return result;
   }
 
   /**
    * One transaction for a group of batches (group commit): the group's reports,
    * de-duplicated in submission order (the first occurrence of a (round, id)
    * wins) and sorted by (round, id) so concurrent transactions lock rows in one
-   * order, go in with one `INSERT ... ON CONFLICT DO NOTHING RETURNING`; the
-   * support rows of the new ones with one more `INSERT`; duplicates are counted
-   * per round. Resolves (every batch of the group) after COMMIT. O(reports of the
-   * group x cells) work, 4 + rounds statements, one WAL flush.
+   * order, go in with one statement that also skips closed rounds (their batches
+   * get `RoundClosedError`, the others are stored) and `INSERT ... ON CONFLICT DO
+   * NOTHING RETURNING`; the support rows of the new ones with one more `INSERT`;
+   * duplicates are counted per round. Resolves (every batch of the group) after
+   * COMMIT. O(reports of the group x cells) work, 4 + rounds statements, one WAL flush.
    */
-  #storeGroup(jobs: StoreJob[]): Promise<StoreResult[]> {
+  #storeGroup(jobs: StoreJob[]): Promise<(StoreResult | RoundClosedError)[]> {
     const first = new Map<string, { job: number; round: number; report: AcceptedReport }>();
     jobs.forEach((job, j) => {
       for (const report of job.reports) {
@@ -180,19 +221,27 @@ class PostgresStorage implements CollectorStorage {
             ? 1
             : 0,
     );
+    const roundNos = [...new Set(jobs.map((job) => job.round.no))];
     return this.#write(async (client) => {
-      const inserted = await client.query({
-        text: `INSERT INTO calm_reports (round_no, report_id, view)
-         SELECT no, id, view FROM unnest($1::int[], $2::uuid[], $3::int[]) WITH ORDINALITY AS t(no, id, view, i)
-         ORDER BY i ON CONFLICT DO NOTHING RETURNING round_no, report_id::text`,
-        values: [
+      // One statement finds the closed rounds and inserts the new ids of the open ones.
+      const inserted = await client.query(
+        `WITH closed AS (
+           SELECT coalesce(array_agg(round_no), '{}') AS nos FROM calm_round_state WHERE round_no = ANY($4::int[])),
+         ins AS (INSERT INTO calm_reports (round_no, report_id, view)
+           SELECT no, id, view FROM unnest($1::int[], $2::uuid[], $3::int[]) WITH ORDINALITY AS t(no, id, view, i)
+           WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])) ORDER BY i
+           ON CONFLICT DO NOTHING RETURNING round_no, report_id::text AS id)
+         SELECT (SELECT nos FROM closed) AS closed, ARRAY(SELECT round_no || '/' || id FROM ins) AS keys`,
+        [
           ordered.map((e) => e.round),
           ordered.map((e) => e.report.id),
           ordered.map((e) => e.report.view),
+          roundNos,
         ],
-        rowMode: "array",
-      });
-      const fresh = new Set(inserted.rows.map((row: unknown[]) => `${row[0]}/${row[1]}`));
+      );
+      const answer = inserted.rows[0] as { closed: number[]; keys: string[] };
+      const closed = new Set(answer.closed.map(Number));
+      const fresh = new Set(answer.keys);
       const rounds: number[] = [];
       const views: number[] = [];
       const cells: number[] = [];
@@ -213,7 +262,8 @@ class PostgresStorage implements CollectorStorage {
         );
       }
       const duplicates = new Map<number, number>();
-      const results = jobs.map((job, j) => {
+      const results = jobs.map((job, j): StoreResult | RoundClosedError => {
+        if (closed.has(job.round.no)) return new RoundClosedError(job.round.id);
         const dup = job.reports.length - stored[j]!;
         if (dup > 0) duplicates.set(job.round.no, (duplicates.get(job.round.no) ?? 0) + dup);
         return { stored: stored[j]!, duplicates: dup };
@@ -227,11 +277,65 @@ class PostgresStorage implements CollectorStorage {
     await this.#write((client) => addCounter(client, round.no, `rejected:${reason}`, reports));
   }
 
-  async counts(round: StoredRound): Promise<RoundCounts> {
-    const perViewRows = await this.#read(
-      "SELECT view, count(*)::float8 FROM calm_reports WHERE round_no = $1 GROUP BY view",
+  closeRound(round: StoredRound, at: Date): Promise<RoundState> {
+    return this.#write(async (client) => {
+      const result = await client.query({
+        text: `WITH ins AS (INSERT INTO calm_round_state VALUES ($1, $2, NULL) ON CONFLICT (round_no) DO NOTHING
+                 RETURNING closed_at, ids_dropped_at)
+               SELECT closed_at, ids_dropped_at FROM ins
+               UNION ALL SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1`,
+        values: [round.no, at.toISOString()],
+        rowMode: "array",
+      });
+      if (result.rows.length > 0) return stateFromRow(result.rows[0]);
+      // Another transaction closed it meanwhile (after this statement's snapshot): read its row.
+      const again = await client.query({
+        text: "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
+        values: [round.no],
+        rowMode: "array",
+      });
+      return stateFromRow(again.rows[0]);
+    });
+  }
+
+  async heldIds(round: StoredRound): Promise<number> {
+    const rows = await this.#read("SELECT count(*)::float8 FROM calm_reports WHERE round_no = $1", [
+      round.no,
+    ]);
+    return Number(rows[0]![0]);
+  }
+
+  async roundState(round: StoredRound): Promise<RoundState> {
+    const rows = await this.#read(
+      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
       [round.no],
     );
+    return stateFromRow(rows[0]);
+  }
+
+  async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
+    // Rounds closed long enough that still hold rows (a batch in flight at closing may add some later).
+    const due = await this.#read(
+      `SELECT s.round_no, r.round_id::text FROM calm_round_state s JOIN calm_rounds r USING (round_no)
+       WHERE s.closed_at <= $1
+         AND (s.ids_dropped_at IS NULL OR EXISTS (SELECT 1 FROM calm_reports c WHERE c.round_no = s.round_no))
+       ORDER BY s.round_no`,
+      [closedBefore.toISOString()],
+    );
+    for (const [no] of due) {
+      await this.#write(async (client) => {
+        for (const statement of COMPACT_SQL) await client.query(statement, [no]);
+        await client.query(
+          "UPDATE calm_round_state SET ids_dropped_at = coalesce(ids_dropped_at, $2) WHERE round_no = $1",
+          [no, at.toISOString()],
+        );
+      });
+    }
+    return due.map((row) => String(row[1]));
+  }
+
+  async counts(round: StoredRound): Promise<RoundCounts> {
+    const perViewRows = await this.#read(PER_VIEW_SQL, [round.no]);
     const counterRows = await this.#read(
       "SELECT name, value::float8 FROM calm_counters WHERE round_no = $1",
       [round.no],
@@ -242,20 +346,8 @@ class PostgresStorage implements CollectorStorage {
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
     // One snapshot for both aggregates, so reports and support rows agree under concurrent writes.
     const [reports, support] = await this.#snapshot(async (client) => [
-      (
-        await client.query({
-          text: "SELECT view, count(*)::float8 FROM calm_reports WHERE round_no = $1 GROUP BY view",
-          values: [round.no],
-          rowMode: "array",
-        })
-      ).rows,
-      (
-        await client.query({
-          text: "SELECT view, cell, count(*)::float8 FROM calm_support WHERE round_no = $1 GROUP BY view, cell",
-          values: [round.no],
-          rowMode: "array",
-        })
-      ).rows,
+      (await client.query({ text: PER_VIEW_SQL, values: [round.no], rowMode: "array" })).rows,
+      (await client.query({ text: SUPPORT_SQL, values: [round.no], rowMode: "array" })).rows,
     ]);
     return supportFromRows(round.plan, reports!, support!);
   }
@@ -276,6 +368,7 @@ class PostgresStorage implements CollectorStorage {
     try {
       return await transaction(this.#pool, body);
     } catch (error) {
+      if (error instanceof RoundClosedError) throw error;
       throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
     }
   }

@@ -10,11 +10,19 @@ import type {
   StoredRound,
 } from "./api.js";
 import { bearerChecker } from "./auth.js";
+import { registerCampaigns } from "./campaigns.js";
 import { CorsPolicy } from "./cors.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
-import { InvalidParameterError, RequestRejectedError, reject, StorageError } from "./errors.js";
+import {
+  InvalidParameterError,
+  RequestRejectedError,
+  RoundClosedError,
+  reject,
+  StorageError,
+} from "./errors.js";
 import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
+import { RateLimiter } from "./rate-limit.js";
 import {
   MARGINALS_QUERY,
   PLAN_ROUTE,
@@ -37,6 +45,9 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
 
 type RoundParams = { id: string };
 
+/** Default time a closed round keeps its report ids: one hour. */
+export const DEFAULT_ID_RETENTION_MS = 3_600_000;
+
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   const result = value ?? fallback;
   if (!Number.isSafeInteger(result) || result < 1)
@@ -52,10 +63,17 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  *   nothing (JSON schema, then the wire format and the view oracle's own check);
  *   answered 200 `{acknowledged, stored, duplicates}` only after the storage
  *   committed; a report id seen before is acknowledged but not counted again;
- * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView}`;
+ * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView, closedAt, idsDroppedAt, idsHeld}`;
+ * - `POST /v1/rounds/:id/close` (admin): close the round -> 200 `{round, closedAt, idsDropAfter, idsDroppedAt}`;
+ *   its counts stay, later reports get 409 `round-closed`, and `idRetentionMs`
+ *   after closing a sweep (every max(250 ms, min(retention / 4, 60 s))) drops its report ids;
  * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
  *   the database's counts (see `MarginalAnswer`);
- * - `GET /healthz`: 200 `{status: "ok", storage, refused}` when the database answers
+ * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
+ *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
+ *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
+ * - `GET /healthz`: 200 `{status: "ok", storage, refused}` (`refused`: requests refused
+ *   since start, by reason: `rate-limited`, `schema`, `not-found`, ...) when the database answers
  *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
  *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
  * While the database is away (a storage call failed with `StorageError`: PostgreSQL
@@ -64,6 +82,9 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * `storage-unavailable` with `Retry-After`, nothing is acknowledged, and the
  * collector resumes by itself once a storage call succeeds again; one log line
  * marks each change (`log`, default stderr) and `refused` counts those answers.
+ * Rate limit (`rateLimit`, default none): per client address, a token bucket over
+ * every endpoint; a request finding it empty gets 429 `rate-limited` with
+ * `Retry-After`, before its body is read.
  * CORS (`allowOrigins`, default none): only the plan and report endpoints answer
  * a preflight (`OPTIONS`, 204) and carry `Access-Control-Allow-Origin: <origin>`,
  * for exactly the allowed origins (never `*`); every other preflight is refused
@@ -86,6 +107,11 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   const maxBatch = positiveInteger("maxBatch", options.maxBatch, 1000);
   const bodyLimit = positiveInteger("bodyLimit", options.bodyLimit, 1 << 20);
   const maxQueryCells = positiveInteger("maxQueryCells", options.maxQueryCells, 1 << 20);
+  const idRetentionMs = options.idRetentionMs ?? DEFAULT_ID_RETENTION_MS;
+  if (!Number.isSafeInteger(idRetentionMs) || idRetentionMs < 0)
+    throw new InvalidParameterError(
+      `createCollector: idRetentionMs must be an integer >= 0 (got ${options.idRetentionMs})`,
+    );
   const checkToken = bearerChecker(adminToken);
   const cors = new CorsPolicy(options.allowOrigins ?? []);
   const rounds = new Map<string, StoredRound>();
@@ -118,8 +144,11 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     if (verdict === "wrong") reject(403, "wrong-token", "the bearer token is not the admin token");
   };
 
+  // Refused requests since start, by reason (storage-unavailable is counted by `health`).
+  const refusals = new Map<string, number>();
   const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
     const body: ErrorBody = { statusCode, reason, message };
+    if (reason !== "storage-unavailable") refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
     if (statusCode === 401) reply.header("www-authenticate", "Bearer");
     if (statusCode === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return reply.code(statusCode).type("application/json").send(body);
@@ -132,6 +161,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
       let message = "internal error";
       if (error instanceof RequestRejectedError) {
         ({ statusCode, reason, message } = error);
+      } else if (error instanceof RoundClosedError) {
+        [statusCode, reason, message] = [409, "round-closed", error.message];
       } else if (error.validation) {
         [statusCode, reason, message] = [400, "schema", error.message];
       } else if (error.code !== undefined && FASTIFY_ERRORS[error.code]) {
@@ -147,7 +178,12 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         request.log.error(error);
       }
       // A refused report batch counts toward its round's rejections (when the round exists).
-      if (statusCode >= 400 && statusCode < 500 && request.routeOptions.url === REPORTS_ROUTE) {
+      if (
+        statusCode >= 400 &&
+        statusCode < 500 &&
+        statusCode !== 429 &&
+        request.routeOptions.url === REPORTS_ROUTE
+      ) {
         const id = (request.params as Partial<RoundParams>).id;
         if (isReportId(id) && statusCode !== 404) {
           try {
@@ -166,6 +202,26 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
 
   app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
 
+  // Per-address rate limit (off unless options.rateLimit): before anything else, so a
+  // refused request costs no body parsing and no database work.
+  if (options.rateLimit !== undefined) {
+    const limiter = new RateLimiter(options.rateLimit);
+    const prune = setInterval(() => limiter.prune(), 10_000);
+    prune.unref();
+    app.addHook("onClose", async () => clearInterval(prune));
+    app.addHook("onRequest", async (request, reply) => {
+      const wait = limiter.take(request.ip);
+      if (wait === 0) return;
+      // A page on an allowed origin must be able to read the 429 of a browser endpoint.
+      const route = request.routeOptions.url;
+      if (request.method !== "OPTIONS" && (route === PLAN_ROUTE || route === REPORTS_ROUTE))
+        await cors.decorate(request, reply);
+      reply.header("retry-after", String(wait));
+      await send(reply, 429, "rate-limited", `too many requests from this address; retry after ${wait} s`);
+      return reply;
+    });
+  }
+
   // Preflights: the two browser endpoints answer allowed origins; everything else is refused.
   const refusePreflight = (reply: FastifyReply) =>
     send(
@@ -182,6 +238,10 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
   app.options("*", (_request, reply) => refusePreflight(reply));
 
+  const refusedByReason = () => ({
+    ...Object.fromEntries([...refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
+    "storage-unavailable": health.refused,
+  });
   app.get("/healthz", async (_request, reply) => {
     try {
       await storage.ping();
@@ -197,10 +257,10 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
           status: "unavailable",
           storage: "unavailable",
           backend: storage.backend,
-          refused: { "storage-unavailable": health.refused },
+          refused: refusedByReason(),
         });
     }
-    return { status: "ok", storage: storage.backend, refused: { "storage-unavailable": health.refused } };
+    return { status: "ok", storage: storage.backend, refused: refusedByReason() };
   });
 
   app.post<{ Body: RoundRequest }>(
@@ -251,9 +311,63 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     async (request) => {
       const round = await findRound(request.params.id);
       const counts: RoundCounts = await storage.counts(round);
-      return { round: round.id, ...counts };
+      const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
+      return { round: round.id, ...counts, ...state, idsHeld };
     },
   );
+
+  const dropAfter = (closedAt: string) => new Date(Date.parse(closedAt) + idRetentionMs).toISOString();
+  app.post<{ Params: RoundParams }>(
+    "/v1/rounds/:id/close",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const state = await storage.closeRound(round, new Date());
+      request.log.info({ round: round.id, closedAt: state.closedAt }, "round closed");
+      return {
+        round: round.id,
+        closedAt: state.closedAt,
+        idsDropAfter: dropAfter(state.closedAt!),
+        idsDroppedAt: state.idsDroppedAt,
+      };
+    },
+  );
+
+  // Campaigns: one plan, a sequence of rounds (campaigns.ts).
+  registerCampaigns(app, {
+    storage,
+    admin,
+    cors,
+    refusePreflight,
+    rounds,
+    maxBatch,
+    maxQueryCells,
+    now: () => new Date(),
+  });
+
+  // The retention sweep: rounds closed more than idRetentionMs ago lose their report ids.
+  const sweepEvery = Math.max(250, Math.min(Math.floor(idRetentionMs / 4), 60_000));
+  let sweeping: Promise<void> | undefined;
+  const sweep = () => {
+    sweeping ??= (async () => {
+      try {
+        const now = Date.now();
+        const dropped = await storage.dropClosedIds(new Date(now - idRetentionMs), new Date(now));
+        if (dropped.length > 0) app.log.info({ rounds: dropped }, "report ids of closed rounds dropped");
+      } catch (error) {
+        app.log.error(error, "dropping the report ids of closed rounds failed; retrying at the next sweep");
+      } finally {
+        sweeping = undefined;
+      }
+    })();
+    return sweeping;
+  };
+  const timer = setInterval(sweep, sweepEvery);
+  timer.unref();
+  app.addHook("onClose", async () => {
+    clearInterval(timer);
+    await sweeping;
+  });
 
   app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator } }>(
     "/v1/rounds/:id/marginals",

@@ -1,6 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { readPlan } from "@calm-ldp/client";
-import type { RoundCounts, RoundRequest, StoredRound, SupportCounts } from "./api.js";
+import type { RoundCounts, RoundRequest, RoundState, StoredRound, SupportCounts } from "./api.js";
 import { StorageError } from "./errors.js";
 
 /**
@@ -73,4 +73,17 @@ export function countsFromRows(
     else rejected[(name as string).slice("rejected:".length)] = value as number;
   }
   return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView };
+}
+
+/**
+ * The `cell` of a closed-counts row that holds the number of reports of a view
+ * (every real cell is >= 0). @internal
+ */
+export const REPORTS_MARK = -1;
+
+/** A round's state from its `[closed_at, ids_dropped_at]` row (none: open). @internal */
+export function stateFromRow(row: readonly unknown[] | undefined): RoundState {
+  const text = (value: unknown) =>
+    value === null || value === undefined || value === "" ? null : String(value);
+  return { closedAt: text(row?.[0]), idsDroppedAt: text(row?.[1]) };
 }

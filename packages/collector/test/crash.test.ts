@@ -132,6 +132,10 @@ describe("crash: kill -9 in the middle of a load", () => {
         return result;
       },
       countRejected: (round, reason, reports) => storage.countRejected(round, reason, reports),
+      closeRound: (round, at) => storage.closeRound(round, at),
+      roundState: (round) => storage.roundState(round),
+      heldIds: (round) => storage.heldIds(round),
+      dropClosedIds: (closedBefore, at) => storage.dropClosedIds(closedBefore, at),
       counts: (round) => storage.counts(round),
       supportCounts: (round) => storage.supportCounts(round),
       ping: () => storage.ping(),

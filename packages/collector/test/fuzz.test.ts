@@ -298,7 +298,7 @@ describe("bad input: every malformed request gets the right 4xx, nothing is stor
       await app.inject({ method: "GET", url: `/v1/rounds/${round}/status`, headers: admin })
     ).json();
     expect(after).toMatchObject({ accepted: 15, duplicates: 6 });
-    expect((await app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({
+    expect((await app.inject({ method: "GET", url: "/healthz" })).json()).toMatchObject({
       status: "ok",
       storage: "duckdb",
     });
@@ -395,6 +395,6 @@ describe("bad input: every malformed request gets the right 4xx, nothing is stor
     expect(big.status).toBe(413);
     expect(((await big.json()) as { reason: string }).reason).toBe("body-too-large");
     const health = await fetch(`${base}/healthz`);
-    expect(await health.json()).toEqual({ status: "ok", storage: "duckdb" });
+    expect(await health.json()).toMatchObject({ status: "ok", storage: "duckdb" });
   });
 });

@@ -87,7 +87,10 @@ describe.skipIf(server.unavailable !== undefined)(
           { stored: 1, duplicates: 2 },
         ]);
         // Again later (another group): all duplicates.
-        expect(await storage.storeReports(round, [report(3), report(1)])).toEqual({ stored: 0, duplicates: 2 });
+        expect(await storage.storeReports(round, [report(3), report(1)])).toEqual({
+          stored: 0,
+          duplicates: 2,
+        });
         const counts = await storage.counts(round);
         expect(counts).toMatchObject({ accepted: 3, duplicates: 4 });
         const support = await storage.supportCounts(round);

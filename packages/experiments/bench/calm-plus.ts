@@ -19,7 +19,7 @@ import {
 import { parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
 import { loadDataset } from "@calm-ldp/datasets/node";
 import { contingencyTable, randomQueries, sse } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import { maxEntropy } from "@calm-ldp/reconstruction";
 
 function argument(name: string, fallback: string): string {
@@ -64,11 +64,15 @@ for (const eps of epsList) {
   const sums = names.map(() => 0);
   const ratios = variants.map(() => [] as number[]);
   for (let rep = 0; rep < reps; rep++) {
-    const store = sampleUsers(population, n, seededRng(deriveSeed(seed, rep, 1))).store;
-    const qs = randomQueries(seededRng(deriveSeed(seed, rep, 2)), d, k, queries);
+    const store = sampleUsers(population, n, seededRng(deriveSeed(repetitionSeed(seed, rep), 1))).store;
+    const qs = randomQueries(seededRng(deriveSeed(repetitionSeed(seed, rep), 2)), d, k, queries);
     const truths = qs.map((q) => contingencyTable(store, q).cells);
     const plan = planCalm({ schema: store.schema, n, eps, k });
-    const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(seed, rep, 3, Math.round(eps * 1000))));
+    const aggregator = simulateCalm(
+      plan,
+      store,
+      seededRng(deriveSeed(repetitionSeed(seed, rep), 3, Math.round(eps * 1000))),
+    );
     const score = (query: (q: number[]) => { cells: Float64Array }) =>
       qs.reduce((acc, q, i) => acc + sse(query(q).cells, truths[i]!), 0) / qs.length;
     const base = score(estimateCalm(plan, aggregator).query);

@@ -67,6 +67,29 @@ describe("runExperiment", () => {
     expect(log.stores[4]).not.toBe(log.stores[0]);
   });
 
+  it("draws calm-plus's reports from calm's stream (same reports), other methods from their own; no (seed, rep) collisions", () => {
+    const draws = (seed: number, reps: number, methods: string[]) => {
+      const out: Record<string, number[]> = {};
+      const factory: MethodFactory = (id) => ({
+        ...recordingFactory({ stores: [], methods: [] })(id),
+        simulate: (_plan, data, rng) => {
+          (out[id] ??= []).push(rng.nextUint32());
+          return { add() {}, merge() {}, reports: data.size };
+        },
+      });
+      runExperiment({ ...config, seed, reps, methods }, { factory });
+      return out;
+    };
+    const a = draws(1, 3, ["calm", "calm-plus", "b"]);
+    expect(a["calm-plus"]).toEqual(a.calm);
+    expect(a.b![0]).not.toBe(a.calm![0]);
+    // A method's stream does not depend on its position in the list.
+    expect(draws(1, 3, ["b", "calm"]).calm).toEqual(a.calm);
+    // deriveSeed(1, 2) = deriveSeed(3, 0) (XOR of seed and index): repetitions are rooted
+    // at repetitionSeed, so seed 1's third repetition is not seed 3's first.
+    expect(draws(3, 1, ["calm"]).calm![0]).not.toBe(a.calm![4]);
+  });
+
   it("records a method that refuses a setting instead of failing the run", () => {
     const result = runExperiment({ ...config, n: 300, reps: 1, eps: [1] }); // CALM needs theta * n >= 1 view
     expect(result.runs[0]!.error).toMatch(/CannotRunError/);

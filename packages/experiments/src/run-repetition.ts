@@ -1,3 +1,4 @@
+import { reportStreamId } from "@calm-ldp/baselines";
 import {
   allQueries,
   contingencyTable,
@@ -6,12 +7,12 @@ import {
   sse,
   tvd,
 } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { ExperimentConfig, MethodFactory, MethodRun } from "./api.js";
 import type { DataSource } from "./data-source.js";
 import { runPopulation } from "./run-method.js";
 
-/** Stream indices under `deriveSeed(config.seed, rep, ...)`. */
+/** Stream indices under `deriveSeed(repetitionSeed(config.seed, rep), ...)`. */
 export const SEED_PATHS = Object.freeze({ sample: 1, queries: 2, method: 3 });
 
 /** Options of {@link runRepetition}. */
@@ -29,8 +30,12 @@ export interface RepetitionOptions {
  * answer every query; record mean SSE and TVD over the queries against the
  * sample's exact marginals, and the wall time. A method that refuses a setting
  * (e.g. too large) is recorded with its error and NaN errors, not thrown.
- * Seeds: sample `deriveSeed(seed, rep, 1)`, queries `deriveSeed(seed, rep, 2)`,
- * method runs `deriveSeed(seed, rep, 3, epsIndex, methodIndex)`.
+ * Seeds, under the repetition's root r = `repetitionSeed(seed, rep)` (distinct for
+ * distinct (seed, rep)): sample `deriveSeed(r, 1)`, queries `deriveSeed(r, 2)`,
+ * method runs `deriveSeed(r, 3, epsIndex, methodStream(reportStreamId(id)))`: a
+ * method's stream is named by its id (not its position in the list), and methods
+ * that share another's reports (`calm-plus` on `calm`'s) get that method's stream,
+ * so they are compared on the same reports.
  * Cost: the methods' own, plus O(n k) per query for the exact marginals.
  */
 export function runRepetition(
@@ -41,23 +46,19 @@ export function runRepetition(
   options: RepetitionOptions = {},
 ): MethodRun[] {
   const now = options.now ?? (() => performance.now());
-  const sample = source.sample(rep, deriveSeed(config.seed, rep, SEED_PATHS.sample));
+  const root = repetitionSeed(config.seed, rep);
+  const sample = source.sample(rep, deriveSeed(root, SEED_PATHS.sample));
   const store = sample.store;
   const queries =
     config.queries === "all"
       ? allQueries(config.d, config.k)
-      : randomQueries(
-          seededRng(deriveSeed(config.seed, rep, SEED_PATHS.queries)),
-          config.d,
-          config.k,
-          config.queries,
-        );
+      : randomQueries(seededRng(deriveSeed(root, SEED_PATHS.queries)), config.d, config.k, config.queries);
   const truths: MarginalTable[] = queries.map((q) => contingencyTable(store, q));
   const path = config.path ?? "counts";
   const runs: MethodRun[] = [];
   config.eps.forEach((eps, epsIndex) => {
-    config.methods.forEach((id, methodIndex) => {
-      const rng = seededRng(deriveSeed(config.seed, rep, SEED_PATHS.method, epsIndex, methodIndex));
+    config.methods.forEach((id) => {
+      const rng = seededRng(deriveSeed(root, SEED_PATHS.method, epsIndex, methodStream(reportStreamId(id))));
       const start = now();
       let run: MethodRun;
       try {
@@ -109,4 +110,11 @@ function planDetails(plan: Record<string, unknown>): Record<string, unknown> | u
     if (typeof value === "number" || typeof value === "string") details[key] = value;
   }
   return Object.keys(details).length > 0 ? details : undefined;
+}
+
+/** A `deriveSeed` path index naming a method id (FNV-1a, 32 bits). O(id length). */
+export function methodStream(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
 }

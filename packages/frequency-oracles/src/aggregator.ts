@@ -1,4 +1,4 @@
-import type { FrequencyOracle, OracleAggregator, OracleCore, ReportBatch } from "./api.js";
+import type { FrequencyOracle, OracleAggregator, ReportBatch, ResolvedOracleCore } from "./api.js";
 import { fail, malformed } from "./errors.js";
 import { supportEstimate } from "./estimate.js";
 import { decodeReportWords } from "./wire.js";
@@ -11,7 +11,7 @@ import { decodeReportWords } from "./wire.js";
  * rejected report or batch leaves the aggregator unchanged.
  */
 export class SupportAggregator<Report> implements OracleAggregator<Report> {
-  readonly #core: OracleCore<Report>;
+  readonly #core: ResolvedOracleCore<Report>;
   readonly #tally: Float64Array;
   readonly #scratch: Uint32Array;
   #extra: Float64Array | undefined;
@@ -19,7 +19,7 @@ export class SupportAggregator<Report> implements OracleAggregator<Report> {
 
   constructor(
     readonly oracle: FrequencyOracle<Report>,
-    core: OracleCore<Report>,
+    core: ResolvedOracleCore<Report>,
   ) {
     this.#core = core;
     this.#tally = new Float64Array(core.tallySize ?? core.domain);
@@ -178,7 +178,11 @@ export class SupportAggregator<Report> implements OracleAggregator<Report> {
   }
 }
 
-function firstInvalidByCheck<Report>(core: OracleCore<Report>, words: Uint32Array, count: number): number {
+function firstInvalidByCheck<Report>(
+  core: ResolvedOracleCore<Report>,
+  words: Uint32Array,
+  count: number,
+): number {
   for (let i = 0; i < count; i++) if (core.checkWords(words, i * core.stride) !== undefined) return i;
   return -1;
 }

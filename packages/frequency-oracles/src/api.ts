@@ -115,21 +115,21 @@ export type PrivacyLaw = CategoricalLaw | IndependentBitsLaw | PublicSeedLaw | M
  * rng, validation, count-level simulation). Every oracle here is a *support*
  * oracle: a report supports some values, `C(x)` counts the reports that support
  * x, and `Pr[report supports x] = p` if the user's value is x, `q` otherwise, so
- * `(C(x)/N - q) / (p - q)` is unbiased (ALGORITHMS.md §2).
+ * `(C(x)/N - q) / (p - q)` is unbiased (../../../docs/algorithms.md#frequency-oracles).
  */
 export interface OracleCore<Report> {
   /** Registry name and wire id: 1..32 characters of [a-z0-9-]. */
   readonly id: string;
-  /** The mechanism that runs (equals `id` except for wrappers such as `adaptive`). */
-  readonly mechanism: string;
+  /** The mechanism that runs (default `id`; differs for wrappers such as `adaptive`). */
+  readonly mechanism?: string;
   readonly eps: number;
   readonly domain: number;
   /** Pr[a report supports x | the user's value is x]. */
   readonly p: number;
   /** Pr[a report supports x | the user's value is not x]. */
   readonly q: number;
-  /** Words per packed report. */
-  readonly stride: number;
+  /** Words per packed report (default 1). */
+  readonly stride?: number;
   /** Public parameters beyond eps and D that change what a report means (g, k, ...); they enter the fingerprint. */
   readonly parameters?: Readonly<Record<string, number>>;
   /**
@@ -138,23 +138,29 @@ export interface OracleCore<Report> {
    * from `rng` (integer thresholds, rejection) and never draw from a global unseeded generator.
    */
   perturbInto(values: ArrayLike<number>, start: number, end: number, out: Uint32Array, rng: Rng): void;
-  /** Pack one report into `out[offset .. offset + stride)`; throws MalformedReportError(`type`) on a wrong shape. */
-  toWords(report: Report, out: Uint32Array, offset: number): void;
-  /** Unpack the report at `words[offset ..]` (a fresh object the caller owns). */
-  fromWords(words: Uint32Array, offset: number): Report;
-  /** `undefined` if the packed report at `offset` is one this oracle can produce, else what is wrong with it. */
-  checkWords(words: Uint32Array, offset: number): string | undefined;
   /** Whether the packed report at `offset` supports value x (x in [0, D)). */
   supportsAt(words: Uint32Array, offset: number, value: number): boolean;
   /** The exact output law, for {@link exactWorstLogRatio}. */
   privacyLaw(): PrivacyLaw;
+  /**
+   * The default codec: a report is one integer in [0, outputs) packed as one word
+   * (default `outputs` = D). Used when the core leaves out `toWords`, `fromWords`
+   * and `checkWords` (then `stride` must be 1 and `Report` a number).
+   */
+  readonly outputs?: number;
+  /** Pack one report into `out[offset .. offset + stride)`; throws MalformedReportError(`type`) on a wrong shape (default: the one-word codec). */
+  toWords?(report: Report, out: Uint32Array, offset: number): void;
+  /** Unpack the report at `words[offset ..]` (a fresh object the caller owns; default: the one-word codec). */
+  fromWords?(words: Uint32Array, offset: number): Report;
+  /** `undefined` if the packed report at `offset` is one this oracle can produce, else what is wrong with it (default: the word is below `outputs`). */
+  checkWords?(words: Uint32Array, offset: number): string | undefined;
   /** Length of the server's tally (default D: the support counts themselves). */
   readonly tallySize?: number;
   /** Server kernel: add `count` validated packed reports to `tally` (default: supportsAt over all x, O(count D)). */
   accumulate?(words: Uint32Array, count: number, tally: Float64Array): void;
   /** Turn the tally into support counts C(x) (default: the tally is C). */
   tallyToSupport?(tally: Float64Array, out: Float64Array): void;
-  /** Index of the first packed report that fails `checkWords`, or -1 (default: checkWords on each). */
+  /** Index of the first packed report that fails `checkWords`, or -1 (default: checkWords on each; one loop with the default codec). */
   firstInvalid?(words: Uint32Array, count: number): number;
   /**
    * Count-level simulation: write into `out` the support counts n independent
@@ -165,6 +171,13 @@ export interface OracleCore<Report> {
   /** The law the core's own `simulateCounts` follows (required with it). */
   readonly simulation?: SimulationLaw;
 }
+
+/**
+ * @internal An {@link OracleCore} with its defaults filled in by `defineOracle`
+ * (what the aggregator and the wire paths run).
+ */
+export type ResolvedOracleCore<Report> = OracleCore<Report> &
+  Required<Pick<OracleCore<Report>, "mechanism" | "stride" | "toWords" | "fromWords" | "checkWords">>;
 
 /**
  * A local-DP frequency oracle: the client perturbs one value in [0, D) into a
@@ -202,7 +215,7 @@ export interface FrequencyOracle<Report = unknown> {
   estimate(counts: ArrayLike<number>, reports: number, out?: Float64Array): Float64Array;
   /**
    * Variance of one cell's estimate from n reports. Without `f`: the table value
-   * of ALGORITHMS.md §2, `q(1-q) / (n (p-q)^2)` (the f-free approximation); with
+   * of ../../../docs/algorithms.md#frequency-oracles, `q(1-q) / (n (p-q)^2)` (the f-free approximation); with
    * the cell's true fraction `f`: the exact `(f p(1-p) + (1-f) q(1-q)) / (n (p-q)^2)`
    * for n users of whom n f hold x.
    */

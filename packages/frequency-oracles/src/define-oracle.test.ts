@@ -15,12 +15,10 @@ function createDirectExample({ eps, domain }: OracleOptions): FrequencyOracle<nu
   const other = uniformIntSampler(domain - 1); // exact: rejection, no modulo bias
   return defineOracle<number>({
     id: "direct-example",
-    mechanism: "direct-example",
     eps,
     domain,
     p,
     q,
-    stride: 1, // one uint32 word per packed report
     perturbInto(values, start, end, out, rng) {
       for (let i = start; i < end; i++) {
         const value = values[i]!;
@@ -32,15 +30,7 @@ function createDirectExample({ eps, domain }: OracleOptions): FrequencyOracle<nu
         }
       }
     },
-    toWords(report, out, offset) {
-      if (!Number.isInteger(report) || report < 0 || report >= 2 ** 32) {
-        throw new MalformedReportError("direct-example.toWords: a report is an integer in [0, D)", "type");
-      }
-      out[offset] = report;
-    },
-    fromWords: (words, offset) => words[offset]!,
-    checkWords: (words, offset) =>
-      words[offset]! < domain ? undefined : `value ${words[offset]} is not in [0, ${domain})`,
+    // reports are one word, an integer in [0, D): defineOracle's default codec packs and checks them
     supportsAt: (words, offset, value) => words[offset] === value,
     privacyLaw: () => ({
       kind: "categorical",
@@ -98,6 +88,30 @@ describe("defineOracle", () => {
     expect(() => defineOracle({ ...base(), parameters: { g: Number.NaN } })).toThrow(InvalidParameterError);
   });
 
+  it("fills in the defaults: mechanism = id, stride 1, the one-word codec", () => {
+    const oracle = createDirectExample({ eps: 1, domain: 4 });
+    expect(oracle.mechanism).toBe("direct-example");
+    expect(oracle.stride).toBe(1);
+    expect(oracle.decode(oracle.encode(3))).toBe(3);
+    expect(() => oracle.encode(2.5 as never)).toThrow(MalformedReportError);
+    expect(() => oracle.encode("1" as never)).toThrow(
+      /direct-example\.toWords: a direct-example report is an integer in \[0, 4\)/,
+    );
+    expect(() => oracle.encode(4)).toThrow(/reported value 4 is not in \[0, 4\)/);
+    const { toWords, fromWords, checkWords, mechanism, stride, ...bare } = base();
+    const eight = defineOracle({ ...bare, outputs: 8 });
+    expect(() => eight.encode(7)).not.toThrow();
+    expect(() => eight.encode(8)).toThrow(/reported value 8 is not in \[0, 8\)/);
+    expect(() => defineOracle({ ...bare, toWords })).toThrow(
+      /give all of toWords, fromWords and checkWords, or none/,
+    );
+    expect(() => defineOracle({ ...bare, stride: 2 })).toThrow(/one-word codec .* needs stride 1/);
+    expect(() => defineOracle({ ...bare, outputs: 0 })).toThrow(/outputs must be an integer in \[1, 2\^32\]/);
+    // A core that gives its own codec keeps it.
+    const own = defineOracle({ ...base(), fromWords: () => 42 });
+    expect(own.decode(own.encode(1))).toBe(42);
+  });
+
   it("fingerprints the parameter text", () => {
     const oracle = defineOracle({ ...base(), parameters: { zeta: 2, alpha: 1 } });
     expect(oracle.parameterText).toBe("ok/ok/D=4/eps=1/alpha=1/zeta=2");
@@ -110,13 +124,13 @@ describe("defineOracle", () => {
     const aggregator = oracle.createAggregator();
     expect(() => aggregator.add(-1)).toThrow(MalformedReportError);
     expect(() => aggregator.add(4)).toThrow(
-      /direct-example\.add: value 4 is not in \[0, 4\); nothing was counted/,
+      /direct-example\.add: reported value 4 is not in \[0, 4\); nothing was counted/,
     );
     const batch = oracle.perturbBatch([0, 1, 2, 3], seededRng(1));
     const corrupt = { ...batch, words: batch.words.slice() };
     corrupt.words[2] = 9;
     expect(() => aggregator.addBatch(corrupt)).toThrow(
-      /report 2 of the batch: value 9 is not in \[0, 4\); nothing was counted/,
+      /report 2 of the batch: reported value 9 is not in \[0, 4\); nothing was counted/,
     );
     expect(() => aggregator.addBatch({ ...batch, count: 5 })).toThrow(/needs 5 words/);
     expect(() => aggregator.addCounts([1, 2, 3], 5)).toThrow(InvalidParameterError);

@@ -1,6 +1,12 @@
 import { cryptoRng, type Rng } from "@calm-ldp/random";
 import { SupportAggregator } from "./aggregator.js";
-import type { FrequencyOracle, OracleAggregator, OracleCore, ReportBatch } from "./api.js";
+import type {
+  FrequencyOracle,
+  OracleAggregator,
+  OracleCore,
+  ReportBatch,
+  ResolvedOracleCore,
+} from "./api.js";
 import { fail, malformed } from "./errors.js";
 import { supportEstimate, supportVariance } from "./estimate.js";
 import { fnv1a32, parameterText } from "./fingerprint.js";
@@ -21,8 +27,9 @@ const PERTURB_CHUNK = 4096;
  * This is the extension point for new oracles: implement the core, call
  * `defineOracle`, run `describeOracleContract` from `@calm-ldp/frequency-oracles/testing`.
  */
-export function defineOracle<Report>(core: OracleCore<Report>): FrequencyOracle<Report> {
+export function defineOracle<Report>(spec: OracleCore<Report>): FrequencyOracle<Report> {
   const where = "defineOracle";
+  const core = withDefaults(where, spec);
   if (typeof core.id !== "string" || !isWireId(core.id))
     fail(where, "id must be 1..32 characters of [a-z0-9-]", core.id);
   if (typeof core.mechanism !== "string" || !isWireId(core.mechanism)) {
@@ -156,4 +163,53 @@ export function defineOracle<Report>(core: OracleCore<Report>): FrequencyOracle<
     privacyLaw: () => core.privacyLaw(),
   };
   return Object.freeze(oracle);
+}
+
+/**
+ * Fill in a core's defaults: `mechanism` = id, `stride` = 1, and, when it leaves
+ * out all three of `toWords`/`fromWords`/`checkWords`, the one-word codec (a
+ * report is an integer in [0, outputs), default outputs = D) with its one-loop
+ * `firstInvalid`. A core gives all three codec members or none. O(1).
+ */
+function withDefaults<Report>(where: string, spec: OracleCore<Report>): ResolvedOracleCore<Report> {
+  if (spec == null || typeof spec !== "object") fail(where, "the core must be an object", spec);
+  const mechanism = spec.mechanism ?? spec.id;
+  const stride = spec.stride ?? 1;
+  const given = [spec.toWords, spec.fromWords, spec.checkWords].filter((f) => f !== undefined).length;
+  // The resolved core delegates to the given one (its prototype), so class-based cores keep their methods.
+  const resolved = Object.create(spec) as ResolvedOracleCore<Report>;
+  if (given === 3) return Object.assign(resolved, { mechanism, stride });
+  if (given !== 0)
+    fail(where, "give all of toWords, fromWords and checkWords, or none (the one-word codec)", given);
+  if (stride !== 1)
+    fail(where, "the one-word codec (no toWords/fromWords/checkWords) needs stride 1", stride);
+  const outputs = spec.outputs ?? spec.domain;
+  if (!Number.isInteger(outputs) || outputs < 1 || outputs > 2 ** 32)
+    fail(where, "outputs must be an integer in [1, 2^32]", outputs);
+  const id = spec.id;
+  return Object.assign(resolved, {
+    mechanism,
+    stride,
+    firstInvalid:
+      spec.firstInvalid ??
+      ((words: Uint32Array, count: number): number => {
+        for (let i = 0; i < count; i++) if (words[i]! >= outputs) return i;
+        return -1;
+      }),
+    toWords(report: Report, out: Uint32Array, offset: number): void {
+      if (typeof report !== "number" || report >>> 0 !== report) {
+        malformed(
+          `${id}.toWords`,
+          "type",
+          `a ${id} report is an integer in [0, ${outputs}) (got ${String(report)})`,
+        );
+      }
+      out[offset] = report as number;
+    },
+    fromWords: (words: Uint32Array, offset: number): Report => words[offset]! as Report,
+    checkWords(words: Uint32Array, offset: number): string | undefined {
+      const value = words[offset]!;
+      return value < outputs ? undefined : `reported value ${value} is not in [0, ${outputs})`;
+    },
+  });
 }

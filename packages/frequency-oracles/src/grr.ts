@@ -1,13 +1,12 @@
 import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail, malformed } from "./errors.js";
+import { fail } from "./errors.js";
 import { checkDomain, checkEps } from "./params.js";
 import { boundedFromWord, rejectionCount, WordBuffer } from "./words.js";
 
 /**
- * Generalized randomized response (GRR; "direct encoding", "PS"), ALGORITHMS.md
- * §2: report the true value with probability p = e^eps / (e^eps + D - 1), else a
+ * Generalized randomized response (GRR; "direct encoding", "PS"), ../../../docs/algorithms.md#frequency-oracles: report the true value with probability p = e^eps / (e^eps + D - 1), else a
  * uniformly chosen *other* value (each with q = 1 / (e^eps + D - 1)). Report: the
  * value (a number; one word packed). Variance `(D - 2 + e^eps) / (n (e^eps - 1)^2)`.
  * Client O(1) per user (two words: an exact Bernoulli threshold, then an unbiased
@@ -44,7 +43,7 @@ export function grrCore(
     domain,
     p,
     q,
-    stride: 1,
+    // one word per report, an integer in [0, D): defineOracle's default codec
 
     perturbInto(values: ArrayLike<number>, start: number, end: number, out: Uint32Array, rng: Rng): void {
       const count = end - start;
@@ -61,30 +60,7 @@ export function grrCore(
       }
     },
 
-    toWords(report: number, out: Uint32Array, offset: number): void {
-      if (typeof report !== "number" || report >>> 0 !== report) {
-        malformed(
-          `${id}.toWords`,
-          "type",
-          `a ${id} report is an integer in [0, ${domain}) (got ${String(report)})`,
-        );
-      }
-      out[offset] = report;
-    },
-
-    fromWords: (words: Uint32Array, offset: number): number => words[offset]!,
-
-    checkWords(words: Uint32Array, offset: number): string | undefined {
-      const value = words[offset]!;
-      return value < domain ? undefined : `reported value ${value} is not in [0, ${domain})`;
-    },
-
     supportsAt: (words: Uint32Array, offset: number, value: number): boolean => words[offset] === value,
-
-    firstInvalid(words: Uint32Array, count: number): number {
-      for (let i = 0; i < count; i++) if (words[i]! >= domain) return i;
-      return -1;
-    },
 
     accumulate(words: Uint32Array, count: number, tally: Float64Array): void {
       for (let i = 0; i < count; i++) tally[words[i]!]! += 1;
@@ -96,7 +72,8 @@ export function grrCore(
      * (p - q + D q = 1, and (p - q) + q = p on x): so t_x ~ Binomial(N_x, p - q)
      * users report their value and the remaining N - sum t_x spread uniformly
      * (a multinomial by conditional binomials). Same joint distribution as the
-     * per-user path, with far fewer draws than ALGORITHMS.md §2's spread over D-1.
+     * per-user path, with far fewer draws than spreading each value's
+     * changed reports over the D - 1 others.
      */
     simulateCounts(trueCounts: ArrayLike<number>, rng: Rng, out: Float64Array): void {
       let uniform = 0;

@@ -2,7 +2,7 @@ import { fwht, parity32 } from "@calm-ldp/hadamard";
 import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail, malformed } from "./errors.js";
+import { fail } from "./errors.js";
 import { checkDomain, checkEps } from "./params.js";
 import { simulateSupportPerCell } from "./simulate.js";
 import { WordBuffer } from "./words.js";
@@ -43,12 +43,11 @@ export function createHr(options: OracleOptions): FrequencyOracle<number> {
 
   return defineOracle<number>({
     id: "hr",
-    mechanism: "hr",
     eps,
     domain,
     p,
     q: 0.5,
-    stride: 1,
+    outputs, // one word per report, an integer in [0, K): defineOracle's default codec
     parameters: { outputs },
     tallySize: outputs,
 
@@ -65,31 +64,8 @@ export function createHr(options: OracleOptions): FrequencyOracle<number> {
       }
     },
 
-    toWords(report: number, out: Uint32Array, offset: number): void {
-      if (typeof report !== "number" || report >>> 0 !== report) {
-        malformed(
-          "hr.toWords",
-          "type",
-          `an hr report is an integer in [0, ${outputs}) (got ${String(report)})`,
-        );
-      }
-      out[offset] = report;
-    },
-
-    fromWords: (words: Uint32Array, offset: number): number => words[offset]!,
-
-    checkWords(words: Uint32Array, offset: number): string | undefined {
-      const y = words[offset]!;
-      return y < outputs ? undefined : `output ${y} is not in [0, K = ${outputs})`;
-    },
-
     supportsAt: (words: Uint32Array, offset: number, value: number): boolean =>
       parity32((value + 1) & words[offset]!) === 0,
-
-    firstInvalid(words: Uint32Array, count: number): number {
-      for (let i = 0; i < count; i++) if (words[i]! >= outputs) return i;
-      return -1;
-    },
 
     accumulate(words: Uint32Array, count: number, tally: Float64Array): void {
       for (let i = 0; i < count; i++) tally[words[i]!]! += 1;

@@ -8,7 +8,7 @@ export { InvalidParameterError } from "./errors.js";
 export { multinomial } from "./multinomial.js";
 export { groupSizes, type PartitionOptions, partition } from "./partition.js";
 export { sampleWithoutReplacement } from "./sample.js";
-export { deriveSeed } from "./seed.js";
+export { deriveSeed, repetitionSeed } from "./seed.js";
 export { seededRng } from "./seeded.js";
 export { shuffle } from "./shuffle.js";
 export { uniformIntFromWord, uniformRejection } from "./uniform-from-word.js";

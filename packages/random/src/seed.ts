@@ -37,3 +37,20 @@ export function deriveSeed(seed: number, ...path: number[]): number {
   }
   return splitmix64Words(hi, lo, 2)[1]!;
 }
+
+/** Path index hashed into {@link repetitionSeed}'s root before the repetition ("reps"). */
+const REPETITION_STREAM = 0x72657073;
+
+/**
+ * The root seed of repetition `rep` of a run seeded with `seed`; derive the
+ * repetition's streams from it (`deriveSeed(repetitionSeed(seed, rep), stream, ...)`).
+ * Why not `deriveSeed(seed, rep, ...)`: its first step mixes the index into the
+ * seed's low word by XOR, so (seed, rep) and (seed', rep') with seed ^ rep = seed' ^ rep'
+ * start from the same state, e.g. (1, 2) and (3, 0): two runs under nearby seeds
+ * would share repetitions (same sample, same reports). Here the seed is hashed
+ * first (`deriveSeed(seed, REPETITION_STREAM, rep)`), so distinct pairs collide
+ * only by chance, like any two 32-bit outputs. O(1).
+ */
+export function repetitionSeed(seed: number, rep: number): number {
+  return deriveSeed(seed, REPETITION_STREAM, rep);
+}

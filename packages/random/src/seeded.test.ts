@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deriveSeed } from "./seed.js";
+import { deriveSeed, repetitionSeed } from "./seed.js";
 import { seededRng, xoshiro128FromState } from "./seeded.js";
 
 describe("seededRng (xoshiro128**)", () => {
@@ -84,5 +84,19 @@ describe("deriveSeed", () => {
     expect(deriveSeed(1, 2, 3)).not.toBe(deriveSeed(1, 3, 2));
     const s = deriveSeed(2 ** 45, 7);
     expect(Number.isInteger(s) && s >= 0 && s < 2 ** 32).toBe(true);
+  });
+});
+
+describe("repetitionSeed", () => {
+  it("deriveSeed(seed, rep) collides when seed ^ rep agree; repetitionSeed does not (40 seeds x 40 reps distinct)", () => {
+    // The defect it exists for: the first path index is XORed into the seed's low word.
+    expect(deriveSeed(1, 2)).toBe(deriveSeed(3, 0));
+    expect(deriveSeed(1, 2, 7)).toBe(deriveSeed(3, 0, 7));
+    const seen = new Set<number>();
+    for (let seed = 0; seed < 40; seed++)
+      for (let rep = 0; rep < 40; rep++) seen.add(repetitionSeed(seed, rep));
+    expect(seen.size).toBe(1600);
+    expect(repetitionSeed(1, 2)).not.toBe(repetitionSeed(3, 0));
+    expect(repetitionSeed(5, 6)).toBe(repetitionSeed(5, 6));
   });
 });

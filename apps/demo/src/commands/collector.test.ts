@@ -30,7 +30,9 @@ describe("calm-ldp collector", () => {
   });
 
   it("refuses bad usage with a one-line error naming the problem", async () => {
-    await expect(run([])).rejects.toThrow(/first argument must be one of serve, simulate, status, query/);
+    await expect(run([])).rejects.toThrow(
+      /first argument must be one of serve, simulate, status, query, close/,
+    );
     await expect(run(["serveit"])).rejects.toThrow(UsageError);
     expect(() => parseOptions(collectorCommand, ["status", "extra"])).toThrow(/unexpected argument "extra"/);
     await expect(run(["status", "--round", "x"])).rejects.toThrow(/collector status: --url is required/);
@@ -55,6 +57,15 @@ describe("calm-ldp collector", () => {
         "https://ok.example,https://bad.example/app",
       ]),
     ).rejects.toThrow(/collector serve: --allow-origin: "https:\/\/bad\.example\/app" is not an origin/);
+    await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--id-retention", "1 week"])).rejects.toThrow(
+      /--id-retention must be a duration like 90s, 15m, 1h, 7d or 0 \(got "1 week"\)/,
+    );
+    await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--rate-limit", "lots"])).rejects.toThrow(
+      /collector serve: --rate-limit must be <requests-per-second>\[,<burst>\]/,
+    );
+    await expect(run(["close", "--url", "http://127.0.0.1:9"])).rejects.toThrow(
+      /collector close: --round is required/,
+    );
     await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--allow-origin", "*"])).rejects.toThrow(
       /wildcards and null origins are never allowed/,
     );
@@ -135,6 +146,10 @@ describe("calm-ldp collector", () => {
         "0",
         "--allow-origin",
         "http://localhost:5173",
+        "--id-retention",
+        "2h",
+        "--rate-limit",
+        "5000,10000",
         "--json",
       ],
       {
@@ -238,6 +253,33 @@ describe("calm-ldp collector", () => {
       await expect(run(["status", "--url", url, "--round", round])).rejects.toThrow(/HTTP 403 wrong-token/);
       process.env[ADMIN_TOKEN_VARIABLE] = TOKEN;
       expect((await run(["status", "--url", url, "--round", round])).accepted).toBe(6000);
+
+      // close: the round keeps its counts and refuses further reports (409 round-closed).
+      const closed = await run(["close", "--url", url, "--round", round]);
+      expect(closed).toMatchObject({ round, idsDroppedAt: null });
+      expect(Date.parse(closed.idsDropAfter as string) - Date.parse(closed.closedAt as string)).toBe(
+        2 * 3_600_000,
+      );
+      const late = await run([
+        "simulate",
+        "--url",
+        url,
+        "--round",
+        round,
+        "--n",
+        "20",
+        "--d",
+        "6",
+        "--data",
+        "synthetic:iid?p=0.3",
+      ]);
+      expect(late).toMatchObject({ acknowledged: 0, rejected: 20, rejectedReasons: { "round-closed": 20 } });
+      expect(await run(["status", "--url", url, "--round", round])).toMatchObject({
+        accepted: 6000,
+        closedAt: closed.closedAt,
+        idsHeld: 6000,
+        rejected: { "round-closed": 20 },
+      });
     } finally {
       child.kill("SIGTERM");
     }
@@ -247,6 +289,8 @@ describe("calm-ldp collector", () => {
       storage: "duckdb",
       stoppedBy: "SIGTERM",
       allowOrigins: ["http://localhost:5173"],
+      idRetentionMs: 7_200_000,
+      rateLimit: { perSecond: 5000, burst: 10000 },
     });
   });
 });

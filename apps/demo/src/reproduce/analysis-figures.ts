@@ -135,7 +135,7 @@ const calmFig6: CustomFigureDefinition = {
   async run(context) {
     const ns = context.n ?? (context.quick ? [2 ** 16] : [2 ** 16, 2 ** 18, 2 ** 20]);
     const eps = context.eps ?? (context.quick ? EPS_QUICK : EPS_CALM);
-    const methods = ["calm", "fc", "am", "ft"];
+    const methods = ["calm", "calm-plus", "fc", "am", "ft"];
     const trainingRecords = 2048;
     const rows: Record<string, unknown>[] = [];
     for (const partition of PARTITIONS) {

@@ -175,7 +175,7 @@ describe("reproduce calm-fig6", () => {
     const result = await reproduce(["calm-fig6", "--n", "3000", "--eps", "1,4", "--reps", "1"]);
     expect(result.figure).toBe("calm-fig6");
     expect(result.reps).toBe(1);
-    const methods = ["nonoise", "majority", "calm", "fc", "am", "ft"];
+    const methods = ["nonoise", "majority", "calm", "calm-plus", "fc", "am", "ft"];
     expect(result.results).toHaveLength(3 * methods.length * 2);
     for (const row of result.results) {
       expect(Object.keys(row)).toEqual(
@@ -195,7 +195,7 @@ describe("reproduce calm-fig6", () => {
       "calm-fig6.csv",
       "calm-fig6.svg",
     ]);
-    expect(JSON.parse(readFileSync(join(out, "calm-fig6.json"), "utf8")).results).toHaveLength(36);
+    expect(JSON.parse(readFileSync(join(out, "calm-fig6.json"), "utf8")).results).toHaveLength(42);
     expect(readFileSync(join(out, "calm-fig6.svg"), "utf8")).toContain("<svg");
   });
 });

@@ -21,8 +21,10 @@ import type {
   GroupReport,
 } from "./api.js";
 import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
-import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
+import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
+import { groupInterval } from "./group-interval.js";
+import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
   checkParameters,
@@ -32,8 +34,9 @@ import {
   limitsOf,
   planCardinalities,
 } from "./params.js";
+import { PartitionedAggregator } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { checkAggregator } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
 export interface GroupRuntime {
@@ -70,7 +73,7 @@ export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: Gr
 });
 
 /**
- * Plan a grouped method (ALGORITHMS.md §4-§5): users split uniformly into the
+ * Plan a grouped method (../../../docs/algorithms.md#comparison-methods): users split uniformly into the
  * C(d, k) groups of k attributes; AM reports the group's cell through the adaptive
  * FO (CALM §3.4), MargRR through SUE and MargPS through GRR over the group's
  * binary code (Cormode et al. §4.3). Refuses before starting when there are fewer
@@ -140,38 +143,20 @@ export function groupReport(plan: GroupPlan, record: ArrayLike<number>, rng: Rng
 }
 
 /** Server side of a grouped method: one oracle aggregator per group (O(sum of group cells) memory). */
-export class GroupAggregator implements ReportAggregator<GroupReport> {
-  readonly plan: GroupPlan;
-  /** Per group, its oracle aggregator. */
-  readonly groups: readonly OracleAggregator[];
-
+export class GroupAggregator extends PartitionedAggregator<GroupPlan, GroupReport> {
   constructor(plan: GroupPlan) {
-    this.plan = plan;
-    this.groups = groupRuntime(plan).oracles.map((oracle) => oracle.createAggregator());
+    super(
+      plan,
+      "group",
+      groupRuntime(plan).oracles.map(
+        (oracle) => oracle.createAggregator() as OracleAggregator<GroupReport["report"]>,
+      ),
+    );
   }
 
-  get reports(): number {
-    let total = 0;
-    for (const group of this.groups) total += group.reports;
-    return total;
-  }
-
-  /** Validate and count one report. O(report). */
-  add(report: GroupReport): void {
-    const group = report?.group;
-    if (typeof group !== "number" || !Number.isInteger(group) || group < 0 || group >= this.groups.length) {
-      throw new MalformedReportError(
-        `${this.plan.method}.add: report.group must be an integer in [0, ${this.groups.length}) (got ${String(group)}); nothing was counted`,
-        "value",
-      );
-    }
-    this.groups[group]!.add(report.report);
-  }
-
-  /** Fold another aggregator of the same plan into this one. O(sum of group cells). */
-  merge(other: ReportAggregator<GroupReport>): void {
-    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, GroupAggregator);
-    for (let g = 0; g < this.groups.length; g++) this.groups[g]!.merge(theirs.groups[g]!);
+  /** Per group, its oracle aggregator (the parts). */
+  get groups(): readonly OracleAggregator<GroupReport["report"]>[] {
+    return this.parts;
   }
 }
 
@@ -250,6 +235,9 @@ export interface GroupSynopsis extends BaselineSynopsis {
   readonly tables: readonly Float64Array[];
   /** Groups that received no report. */
   readonly emptyGroups: readonly number[];
+  query(attributes: readonly number[]): MarginalTable;
+  /** With an interval (analytic, see `groupInterval`): `lower`, `upper`, `standardError` per cell. */
+  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -277,7 +265,9 @@ export function groupEstimate(
   });
   const empty = new Set(emptyGroups);
   const d = runtime.cardinalities.length;
-  const query = (attributes: readonly number[]): MarginalTable => {
+  function query(attributes: readonly number[]): MarginalTable;
+  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
+  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     if (q.length > plan.k) {
       throw new UnsupportedQueryError(
@@ -289,6 +279,39 @@ export function groupEstimate(
     const digit =
       runtime.encoding === null ? runtime.cardinalities : runtime.encoding.bits.map((b) => 2 ** b);
     const size = q.reduce((product, a) => product * digit[a]!, 1);
+    if (options !== undefined) {
+      const toTable = (cells: Float64Array): MarginalTable =>
+        runtime.encoding === null
+          ? createTable(
+              q,
+              q.map((a) => runtime.cardinalities[a]!),
+              { cells },
+            )
+          : decodeAnswer(
+              runtime.encoding,
+              createTable(
+                encodedQuery(runtime.encoding, q),
+                encodedQuery(runtime.encoding, q).map(() => 2),
+                { cells },
+              ),
+              false,
+            );
+      return groupInterval(
+        `${plan.method}.query`,
+        used.map((g) => ({
+          table: tables[g]!,
+          radices: runtime.radices[g]!,
+          positions: q.map((a) => runtime.index.groups[g]!.indexOf(a)),
+          reports: counts.groups[g]!.reports,
+          oracle: runtime.oracles[g]!,
+        })),
+        size,
+        counts.reports,
+        options,
+        toTable,
+        (cells) => finishAnswer(toTable(cells), post),
+      );
+    }
     const sum = new Float64Array(size);
     const part = new Float64Array(size);
     for (const g of used) {
@@ -315,6 +338,6 @@ export function groupEstimate(
       { cells: sum },
     );
     return finishAnswer(decodeAnswer(runtime.encoding, table, false), post);
-  };
+  }
   return { plan, tables, emptyGroups, query };
 }

@@ -60,7 +60,7 @@ export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = pe
 );
 
 /**
- * Plan a full-domain method (ALGORITHMS.md §4-§5): FC reports the full record
+ * Plan a full-domain method (../../../docs/algorithms.md#comparison-methods): FC reports the full record
  * (domain `prod c_i`) through the adaptive FO (GRR when `D - 2 < 3 e^eps`, else
  * OUE); InpRR (SUE), InpPS (GRR) and InpOLH (OLH) report the record's binary
  * code over `2^(total bits)`. Refuses (`MethodTooLargeError`) when the full table

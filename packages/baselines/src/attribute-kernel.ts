@@ -53,7 +53,7 @@ const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perPlan(
 );
 
 /**
- * Plan an attribute-wise method (budget splitting, ALGORITHMS.md §4-§5): every
+ * Plan an attribute-wise method (budget splitting, ../../../docs/algorithms.md#comparison-methods): every
  * user reports every attribute separately through GRR (binary RR for binary
  * attributes) with eps / d; InpEM (Cormode et al. §4.4, after Fanti et al.)
  * binary-encodes first and reports every bit with eps / (total bits); EM (CALM

@@ -1,0 +1,93 @@
+import { estimateCovariance, normalQuantile } from "@calm-ldp/calm-core";
+import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
+import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import { fail } from "./errors.js";
+import { decodeCovariance, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
+import { marginalizeMixed } from "./marginalize.js";
+
+/** One group used by a query. @internal */
+export interface UsedGroup {
+  /** The group's unbiased table (over its cells or codes). */
+  readonly table: Float64Array;
+  readonly radices: readonly number[];
+  /** The query's positions inside the group. */
+  readonly positions: readonly number[];
+  readonly reports: number;
+  readonly oracle: FrequencyOracle;
+}
+
+/**
+ * Analytic interval of a grouped method (AM, MargRR, MargPS): the answer is the
+ * mean over the u groups containing the query of their tables' projections,
+ * linear in the oracles' counts. Per group (N_g reports, plug-in f = its table
+ * clipped and normalised) calm-core's `estimateCovariance` gives Cov = oracle
+ * noise (GRR multinomial; unary oracles diagonal) + (diag(f) - f f^T) / N_g; the
+ * groups' noises are independent and their sampling errors those of a random
+ * partition, so
+ *   Cov(answer) = u^-2 sum_g P_g Cov_g P_g^T - (diag(f_q) - f_q f_q^T) / n,
+ * then decoded (valid codes' rows and columns) for the binary-encoded methods.
+ * Interval: linear answer +- z SE clipped to [0, 1]. Cost O(sum_g |g| + u |q|^2).
+ */
+export function groupInterval(
+  where: string,
+  used: readonly UsedGroup[],
+  size: number,
+  population: number,
+  options: IntervalOptions,
+  linear: (cells: Float64Array) => MarginalTable,
+  released: (cells: Float64Array) => MarginalTable,
+): IntervalTable {
+  const level = options?.interval;
+  if (!(typeof level === "number" && level > 0 && level < 1))
+    fail(where, "interval must be a confidence level in (0, 1)", level);
+  const z = normalQuantile(0.5 + level / 2);
+  const u = used.length;
+  const sum = new Float64Array(size);
+  const part = new Float64Array(size);
+  const cov = new Float64Array(size * size);
+  for (const group of used) {
+    marginalizeMixed(group.table, group.radices, group.positions, part);
+    for (let a = 0; a < size; a++) sum[a]! += part[a]! / u;
+    const fitted = group.table.map((x) => Math.max(0, x));
+    const mass = fitted.reduce((s, x) => s + x, 0);
+    if (mass > 0) for (let i = 0; i < fitted.length; i++) fitted[i]! /= mass;
+    else fitted.fill(1 / fitted.length);
+    const { diag, rank1 } = estimateCovariance({ fitted, reports: group.reports, oracle: group.oracle });
+    marginalizeMixed(diag, group.radices, group.positions, part);
+    for (let a = 0; a < size; a++) cov[a * size + a]! += part[a]! / (u * u);
+    for (const vector of rank1) {
+      marginalizeMixed(vector, group.radices, group.positions, part);
+      for (let a = 0; a < size; a++)
+        for (let b = 0; b < size; b++) cov[a * size + b]! -= (part[a]! * part[b]!) / (u * u);
+    }
+  }
+  let total = 0;
+  for (const x of sum) total += Math.max(0, x);
+  const share = (a: number) => (total > 0 ? Math.max(0, sum[a]!) / total : 0);
+  if (population > 0)
+    for (let a = 0; a < size; a++)
+      for (let b = 0; b < size; b++)
+        cov[a * size + b]! -= ((a === b ? share(a) : 0) - share(a) * share(b)) / population;
+  const center = linear(Float64Array.from(sum)).cells;
+  const covariance = decodeCovariance(cov, size, linear);
+  const cells = center.length;
+  const standardError = new Float64Array(cells);
+  const lower = new Float64Array(cells);
+  const upper = new Float64Array(cells);
+  for (let a = 0; a < cells; a++) {
+    standardError[a] = Math.sqrt(Math.max(0, covariance[a * cells + a]!));
+    lower[a] = Math.min(1, Math.max(0, center[a]! - z * standardError[a]!));
+    upper[a] = Math.min(1, Math.max(0, center[a]! + z * standardError[a]!));
+  }
+  return {
+    ...released(Float64Array.from(sum)),
+    level,
+    lower,
+    upper,
+    standardError,
+    intervalMethod: "analytic",
+    center,
+    replicates: 0,
+    ...(options.covariance === true ? { covariance } : {}),
+  };
+}

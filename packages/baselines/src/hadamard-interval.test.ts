@@ -1,0 +1,67 @@
+import { contingencyTable, randomQueries } from "@calm-ldp/marginal-algebra";
+import { deriveSeed, seededRng } from "@calm-ldp/random";
+import { describe, expect, it } from "vitest";
+import { InvalidParameterError, UnsupportedQueryError } from "./errors.js";
+import { hadamardEstimate, hadamardSimulate, planHadamard } from "./hadamard-kernel.js";
+import { queryInterval } from "./intervals.js";
+import { chainStore, mixedSchema } from "./test-support.js";
+
+describe("InpHT intervals", () => {
+  const store = chainStore(seededRng(1), 2 ** 15, mixedSchema());
+  const d = store.schema.attributes.length;
+
+  it("center is the raw linear answer; a post-processed release keeps its table", () => {
+    const plan = planHadamard("inpht", { schema: store.schema, n: store.size, eps: 1, k: 2 });
+    const aggregator = hadamardSimulate(plan, store, seededRng(2));
+    const raw = hadamardEstimate(plan, aggregator);
+    const cut = hadamardEstimate(plan, aggregator, "norm-sub");
+    const answer = cut.query([0, 2], { interval: 0.95 });
+    expect(answer.intervalMethod).toBe("analytic");
+    const linear = raw.query([0, 2]).cells;
+    answer.center.forEach((x, a) => {
+      expect(x).toBeCloseTo(linear[a]!, 12);
+      expect(answer.standardError[a]!).toBeGreaterThan(0);
+    });
+    const released = cut.query([0, 2]).cells;
+    answer.cells.forEach((x, a) => {
+      expect(x).toBeCloseTo(released[a]!, 12);
+    });
+    expect(() => raw.query([0, 2], { interval: 0 })).toThrow(InvalidParameterError);
+    const margPlan = planHadamard("marght", { schema: store.schema, n: store.size, eps: 1, k: 2 });
+    const marg = hadamardEstimate(margPlan, hadamardSimulate(margPlan, store, seededRng(3)));
+    expect(() => marg.query([0, 1], { interval: 0.95 })).toThrow(UnsupportedQueryError);
+    expect(queryInterval("inpht", raw, [0, 2], { interval: 0.95 })?.lower.length).toBe(answer.cells.length);
+    expect(queryInterval("marght", marg, [0, 1], { interval: 0.95 })).toBeUndefined();
+  });
+
+  for (const [k, eps] of [
+    [2, 0.5],
+    [3, 2],
+  ] as const) {
+    it(`95% intervals cover 93-97% of (cell, repetition) pairs, k = ${k}, eps = ${eps} (200 repetitions)`, () => {
+      // Pairs within a repetition are correlated: the tolerance is the issue's band, not a binomial z-score.
+      const plan = planHadamard("inpht", { schema: store.schema, n: store.size, eps, k });
+      const queries = randomQueries(seededRng(4), d, k, 4);
+      const truths = queries.map((q) => {
+        const t = contingencyTable(store, q);
+        const total = t.cells.reduce((s, x) => s + x, 0);
+        return t.cells.map((x) => x / total);
+      });
+      let covered = 0;
+      let pairs = 0;
+      for (let r = 0; r < 200; r++) {
+        const synopsis = hadamardEstimate(plan, hadamardSimulate(plan, store, seededRng(deriveSeed(5, r))));
+        queries.forEach((q, i) => {
+          const answer = synopsis.query(q, { interval: 0.95 });
+          truths[i]!.forEach((x, a) => {
+            pairs++;
+            if (x >= answer.lower[a]! && x <= answer.upper[a]!) covered++;
+          });
+        });
+      }
+      console.log(`InpHT k=${k} eps=${eps}: coverage ${(covered / pairs).toFixed(4)} over ${pairs} pairs`);
+      expect(covered / pairs).toBeGreaterThanOrEqual(0.93);
+      expect(covered / pairs).toBeLessThanOrEqual(0.97);
+    });
+  }
+});

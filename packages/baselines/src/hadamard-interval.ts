@@ -1,0 +1,136 @@
+import type { CalmIntervalOptions, CalmIntervalTable } from "@calm-ldp/calm-core";
+import { normalQuantile } from "@calm-ldp/calm-core";
+import { marginalFromCoefficients } from "@calm-ldp/hadamard";
+import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import type { HadamardPlan } from "./api.js";
+import { fail } from "./errors.js";
+
+/** Options of a query with an interval: `{ interval: 0.95 }`, optionally `covariance: true` (CALM's path options are ignored). */
+export type IntervalOptions = Pick<CalmIntervalOptions, "interval" | "covariance">;
+
+/** A released table with a confidence interval per cell (the same shape as CALM's). */
+export type IntervalTable = CalmIntervalTable;
+
+/**
+ * Analytic interval of InpHT (and FT): the answer is linear in the coefficient
+ * estimates. A user assigned to entry alpha reports sign y with E[y] = (2p - 1)
+ * theta_alpha and Var(y) = 1 - (2p - 1)^2 theta_alpha^2 (RR noise plus which
+ * users landed on alpha), so theta^_alpha = mean(y) / (2p - 1) has
+ *   Var(theta^_alpha) = [1 / (2p - 1)^2 - theta_alpha^2] / c_alpha,
+ * independently across entries (different users). A cell over k_b bits is
+ * M[gamma] = 2^-k_b sum_{alpha ⊆ beta} (-1)^{|gamma ∧ alpha|} theta_alpha with
+ * theta_empty = 1, hence the same variance for every cell:
+ *   Var(M[gamma]) = 4^-k_b sum_{alpha ≠ empty} Var(theta^_alpha) - f_gamma (1 - f_gamma) / n,
+ * the last term because the entries' user sets partition the population (the
+ * same linear combination of exact population coefficients is the true cell).
+ * Decoding keeps valid codes' cells as they are. Plug-in theta clipped to
+ * [-1, 1]; an entry with no report counts variance 1 (its 0 is off by at most 1).
+ * Interval: linear answer +- z SE, clipped to [0, 1]; `table` is the released
+ * answer (with the method's post-processing, if any). O(2^k_b) per query.
+ */
+export function hadamardInterval(
+  plan: HadamardPlan,
+  theta: Float64Array,
+  counts: Uint32Array,
+  lookup: Int32Array,
+  options: IntervalOptions,
+  linear: (cells: Float64Array) => MarginalTable,
+  released: (cells: Float64Array) => MarginalTable,
+): IntervalTable {
+  const where = `${plan.method}.query`;
+  const level = options?.interval;
+  if (!(typeof level === "number" && level > 0 && level < 1))
+    fail(where, "interval must be a confidence level in (0, 1)", level);
+  const z = normalQuantile(0.5 + level / 2);
+  const scale = 2 * plan.p - 1;
+  const local = new Float64Array(lookup.length);
+  local[0] = 1;
+  let sum = 0;
+  let n = 0;
+  for (let e = 0; e < counts.length; e++) n += counts[e]!;
+  const coefficientVariance = new Float64Array(lookup.length);
+  for (let m = 1; m < lookup.length; m++) {
+    const e = lookup[m]!;
+    local[m] = theta[e]!;
+    const c = counts[e]!;
+    const t = Math.max(-1, Math.min(1, theta[e]!));
+    coefficientVariance[m] = c > 0 ? (1 / (scale * scale) - t * t) / c : 1;
+    sum += coefficientVariance[m]!;
+  }
+  const base = sum / lookup.length ** 2;
+  // The linear cells, before any post-processing (marginalFromCoefficients is in place).
+  const bitCells = Float64Array.from(local);
+  const center = linear(transformed(bitCells)).cells;
+  const table = released(transformed(Float64Array.from(local)));
+  const standardError = new Float64Array(center.length);
+  const lower = new Float64Array(center.length);
+  const upper = new Float64Array(center.length);
+  let total = 0;
+  for (const x of center) total += Math.max(0, x);
+  center.forEach((x, a) => {
+    const f = total > 0 ? Math.max(0, x) / total : 0;
+    const variance = Math.max(0, base - (n > 0 ? (f * (1 - f)) / n : 0));
+    standardError[a] = Math.sqrt(variance);
+    lower[a] = Math.min(1, Math.max(0, x - z * standardError[a]!));
+    upper[a] = Math.min(1, Math.max(0, x + z * standardError[a]!));
+  });
+  let covariance: Float64Array | undefined;
+  if (options.covariance === true) {
+    // Bit cells: Cov(M[g], M[h]) = 4^-k_b sum_alpha (-1)^{|g ∧ alpha| + |h ∧ alpha|} Var(theta_alpha),
+    // i.e. the transform of the coefficient variances at g XOR h; then the partition term, then decoding.
+    const size = lookup.length;
+    const byXor = transformed(Float64Array.from(coefficientVariance)); // 2^-k_b sum_alpha (-1)^{|x ∧ alpha|} V_alpha
+    const bits = new Float64Array(size * size);
+    for (let g = 0; g < size; g++) for (let h = 0; h < size; h++) bits[g * size + h] = byXor[g ^ h]! / size;
+    covariance = decodeCovariance(bits, size, linear);
+    const cells = center.length;
+    const share = (a: number) => (total > 0 ? Math.max(0, center[a]!) / total : 0);
+    if (n > 0)
+      for (let a = 0; a < cells; a++)
+        for (let b = 0; b < cells; b++)
+          covariance[a * cells + b]! -= ((a === b ? share(a) : 0) - share(a) * share(b)) / n;
+  }
+  return {
+    ...table,
+    level,
+    lower,
+    upper,
+    standardError,
+    intervalMethod: "analytic",
+    center,
+    replicates: 0,
+    ...(covariance ? { covariance } : {}),
+  };
+}
+
+/**
+ * A covariance over bit cells decoded onto the source cells: decoding keeps the
+ * cells of valid codes, so it selects rows and columns (`decode` applied to each
+ * column, then to each row). O(size^2).
+ */
+export function decodeCovariance(
+  bits: Float64Array,
+  size: number,
+  decode: (cells: Float64Array) => MarginalTable,
+): Float64Array {
+  const columns: Float64Array[] = [];
+  for (let h = 0; h < size; h++) {
+    const column = new Float64Array(size);
+    for (let g = 0; g < size; g++) column[g] = bits[g * size + h]!;
+    columns.push(decode(column).cells);
+  }
+  const cells = columns[0]!.length;
+  const out = new Float64Array(cells * cells);
+  for (let a = 0; a < cells; a++) {
+    const row = new Float64Array(size);
+    for (let h = 0; h < size; h++) row[h] = columns[h]![a]!;
+    const decoded = decode(row).cells;
+    for (let b = 0; b < cells; b++) out[a * cells + b] = decoded[b]!;
+  }
+  return out;
+}
+
+/** Cells of the bit marginal from its local coefficients (a copy; in place on it). */
+function transformed(coefficients: Float64Array): Float64Array {
+  return marginalFromCoefficients(coefficients, coefficients);
+}

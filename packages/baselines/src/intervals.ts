@@ -1,0 +1,29 @@
+import type { MarginalSynopsis } from "@calm-ldp/marginal-algebra";
+import type { MethodId } from "./api.js";
+import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
+
+/** Methods whose `query(attributes, { interval })` returns confidence intervals (README: which and why). */
+export const INTERVAL_METHODS: readonly MethodId[] = Object.freeze([
+  "calm",
+  "inpht",
+  "ft",
+  "am",
+  "margrr",
+  "margps",
+]);
+
+/**
+ * `synopsis.query(attributes, options)` with intervals for a method of
+ * {@link INTERVAL_METHODS}; `undefined` for the others (their `query` takes no
+ * options). Cost: the method's interval query.
+ */
+export function queryInterval(
+  id: string,
+  synopsis: MarginalSynopsis,
+  attributes: readonly number[],
+  options: IntervalOptions,
+): IntervalTable | undefined {
+  if (!(INTERVAL_METHODS as readonly string[]).includes(id)) return undefined;
+  const query = synopsis.query as unknown as (a: readonly number[], o: IntervalOptions) => IntervalTable;
+  return query.call(synopsis, attributes, options);
+}

@@ -1,0 +1,374 @@
+import { randomUUID } from "node:crypto";
+import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { CampaignTag, CollectorStorage, RoundRequest, RoundState, StoredRound } from "./api.js";
+import type { CorsPolicy } from "./cors.js";
+import { planRound } from "./create-round.js";
+import { reject } from "./errors.js";
+import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
+import { queryAttributes } from "./query-attributes.js";
+import { ROUND_BODY, ROUND_PARAMS } from "./schemas.js";
+
+/** The body of `POST /v1/campaigns`: a round's parameters plus the schedule and the clients' layer. */
+export interface CampaignRequest extends RoundRequest {
+  /** Rounds roll over on this schedule: `"90s"`, `"15m"`, `"1h"`, `"1d"`, or milliseconds. Absent: the admin opens rounds. */
+  readonly roundEvery?: string | number;
+  /** The eps of the clients' instantaneous layer (createReporter's `instantEps`); estimates de-bias for it. */
+  readonly instantEps?: number;
+}
+
+/** One round of a campaign as the API shows it. */
+export interface CampaignRound {
+  readonly round: string;
+  readonly index: number;
+  readonly openedAt: string;
+  readonly closedAt: string | null;
+}
+
+/** A campaign: its definition and its rounds, oldest first. */
+export interface Campaign {
+  readonly id: string;
+  readonly definition: StoredRound;
+  readonly roundEveryMs: number | undefined;
+  readonly instantEps: number | undefined;
+  readonly rounds: readonly (StoredRound & { readonly index: number })[];
+}
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * `"90s" | "15m" | "1h" | "1d"` (a positive integer and a unit) or a number of
+ * milliseconds (an integer >= 1000) -> milliseconds; throws `RequestRejectedError`
+ * (400, "invalid-campaign") otherwise. O(1).
+ */
+export function parseRoundEvery(value: string | number): number {
+  if (typeof value === "number") {
+    if (Number.isSafeInteger(value) && value >= 1000) return value;
+  } else {
+    const match = /^([1-9][0-9]{0,6})([smhd])$/.exec(value);
+    if (match) return Number(match[1]) * UNITS[match[2]!]!;
+  }
+  return reject(
+    400,
+    "invalid-campaign",
+    `roundEvery must be like 90s, 15m, 1h or 1d, or milliseconds >= 1000 (got ${JSON.stringify(value)})`,
+  );
+}
+
+const CAMPAIGN_BODY = {
+  ...ROUND_BODY,
+  properties: {
+    ...ROUND_BODY.properties,
+    roundEvery: { anyOf: [{ type: "string", maxLength: 16 }, { type: "integer" }] },
+    instantEps: { type: "number", exclusiveMinimum: 0, maximum: 20 },
+  },
+} as const;
+
+const SERIES_QUERY = {
+  type: "object",
+  required: ["attrs"],
+  additionalProperties: false,
+  properties: {
+    attrs: { type: "string", minLength: 1, maxLength: 4096 },
+    from: { type: "string", minLength: 1, maxLength: 40 },
+    to: { type: "string", minLength: 1, maxLength: 40 },
+    estimator: { type: "string", enum: ["calm", "calm-plus"] },
+  },
+} as const;
+
+/** The public route a client asks for the campaign's open round (CORS like the plan route). */
+export const CURRENT_ROUTE = "/v1/campaigns/:id/current";
+
+/** What `registerCampaigns` needs from the collector. @internal */
+export interface CampaignContext {
+  readonly storage: CollectorStorage;
+  readonly admin: (request: FastifyRequest) => Promise<void>;
+  readonly cors: CorsPolicy;
+  readonly refusePreflight: (reply: FastifyReply) => unknown;
+  /** The collector's round cache (rounds created here are added). */
+  readonly rounds: Map<string, StoredRound>;
+  readonly maxBatch: number;
+  readonly maxQueryCells: number;
+  readonly now: () => Date;
+}
+
+type Params = { id: string };
+
+/**
+ * Campaigns: one plan reused by a sequence of rounds (issue 15). A campaign is
+ * stored in the rounds table with no new tables, so every backend has it: its
+ * definition is a round (id = the campaign's id) holding the plan, the request,
+ * the schedule and the clients' instantEps, closed at creation so it never takes
+ * reports; its rounds are ordinary rounds with the same plan (not re-planned),
+ * tagged `{campaign: {id, role: "round", index}}`. Closing uses the rounds' own
+ * close (`POST /v1/rounds/:id/close`). Routes:
+ * - `POST /v1/campaigns` (admin): `{schema, eps, k, n, theta?, roundEvery?, instantEps?}` -> 201
+ *   `{campaign, plan, round, index: 0, roundEveryMs, instantEps}`; the first round is open;
+ * - `GET /v1/campaigns/:id` (admin): the campaign and its rounds `[{round, index, openedAt, closedAt}]`;
+ * - `POST /v1/campaigns/:id/rounds` (admin): close the open round (if any), open the next -> 201;
+ * - `GET /v1/campaigns/:id/current` (public, CORS): the open round with its plan
+ *   `{campaign, round, index, openedAt, closesAt, wireFormat, maxBatch, plan}`, 404
+ *   `no-open-round` when none is open;
+ * - `GET /v1/campaigns/:id/marginals?attrs=a,b[&from=&to=][&estimator=]` (admin): the marginal
+ *   estimated in every round: `from`/`to` are round indexes (integers) or ISO times
+ *   (rounds opened in [from, to]); with instantEps the views are de-biased for the
+ *   composed mechanism (estimateCalm's `instantEps`).
+ * With `roundEvery`, a round older than the schedule is closed and the next opened
+ * whenever the campaign is read (any of the routes above): clients ask `current`
+ * before reporting. Rolling over is serialized within one collector process;
+ * several collectors on one database may race to open a round (then two rounds
+ * share an index and both are listed). Unknown campaign: 404 `campaign-not-found`.
+ * Cost: one `listRounds` per request, O(rounds); a series costs one aggregate
+ * query and one estimate per round.
+ */
+export function registerCampaigns(app: FastifyInstance, context: CampaignContext): void {
+  const { storage, admin, cors, rounds } = context;
+  const listRounds = async (): Promise<StoredRound[]> => {
+    if (!storage.listRounds)
+      reject(501, "campaigns-unsupported", `the ${storage.backend} storage cannot list rounds`);
+    return storage.listRounds();
+  };
+
+  const load = async (id: string): Promise<Campaign> => {
+    const all = await listRounds();
+    const definition = all.find(
+      (r) => r.id === id && r.request.campaign?.role === "definition" && r.request.campaign.id === id,
+    );
+    if (!definition) return reject(404, "campaign-not-found", `no campaign with id ${id}`);
+    const tag = definition.request.campaign as Extract<CampaignTag, { role: "definition" }>;
+    const members = all
+      .filter((r) => r.request.campaign?.role === "round" && r.request.campaign.id === id)
+      .map((r) => ({ ...r, index: (r.request.campaign as { index: number }).index }))
+      .sort((a, b) => a.index - b.index || a.createdAt.localeCompare(b.createdAt));
+    return { id, definition, roundEveryMs: tag.roundEveryMs, instantEps: tag.instantEps, rounds: members };
+  };
+
+  const openRound = async (campaign: Campaign): Promise<StoredRound> => {
+    const index = campaign.rounds.length === 0 ? 0 : campaign.rounds.at(-1)!.index + 1;
+    const { campaign: _tag, ...request } = campaign.definition.request;
+    const round = await storage.createRound({
+      id: randomUUID(),
+      createdAt: context.now().toISOString(),
+      plan: campaign.definition.plan, // ONE plan for the whole campaign, not re-planned
+      request: { ...request, campaign: { id: campaign.id, role: "round", index } },
+    });
+    rounds.set(round.id, round);
+    return round;
+  };
+
+  const states = (campaign: Campaign): Promise<RoundState[]> =>
+    Promise.all(campaign.rounds.map((r) => storage.roundState(r)));
+
+  // Roll-overs of one campaign run one at a time in this process.
+  const locks = new Map<string, Promise<unknown>>();
+  const serial = <T>(id: string, task: () => Promise<T>): Promise<T> => {
+    const run = (locks.get(id) ?? Promise.resolve()).then(task, task);
+    locks.set(
+      id,
+      run.catch(() => undefined),
+    );
+    return run;
+  };
+
+  /** The campaign after the schedule's roll-over (if due), with its rounds' states. */
+  const current = (id: string) =>
+    serial(id, async () => {
+      let campaign = await load(id);
+      let closed = await states(campaign);
+      const every = campaign.roundEveryMs;
+      if (every !== undefined) {
+        const last = campaign.rounds.at(-1);
+        const now = context.now().getTime();
+        const due = !last || closed.at(-1)!.closedAt !== null || Date.parse(last.createdAt) + every <= now;
+        if (due) {
+          if (last && closed.at(-1)!.closedAt === null) await storage.closeRound(last, context.now());
+          await openRound(campaign);
+          campaign = await load(id);
+          closed = await states(campaign);
+        }
+      }
+      return { campaign, closed };
+    });
+
+  const describe = (campaign: Campaign, closed: readonly RoundState[]): CampaignRound[] =>
+    campaign.rounds.map((r, i) => ({
+      round: r.id,
+      index: r.index,
+      openedAt: r.createdAt,
+      closedAt: closed[i]!.closedAt,
+    }));
+
+  app.post<{ Body: CampaignRequest }>(
+    "/v1/campaigns",
+    { onRequest: admin, schema: { body: CAMPAIGN_BODY } },
+    async (request, reply) => {
+      const { roundEvery, instantEps, ...roundRequest } = request.body;
+      const roundEveryMs = roundEvery === undefined ? undefined : parseRoundEvery(roundEvery);
+      const planned = planRound(roundRequest, context.now());
+      const tag: CampaignTag = {
+        id: planned.id,
+        role: "definition",
+        ...(roundEveryMs !== undefined ? { roundEveryMs } : {}),
+        ...(instantEps !== undefined ? { instantEps } : {}),
+      };
+      const definition = await storage.createRound({
+        ...planned,
+        request: { ...roundRequest, campaign: tag },
+      });
+      await storage.closeRound(definition, context.now()); // the definition never takes reports
+      const first = await openRound(await load(definition.id));
+      return reply.code(201).send({
+        campaign: definition.id,
+        plan: definition.plan,
+        round: first.id,
+        index: 0,
+        roundEveryMs: roundEveryMs ?? null,
+        instantEps: instantEps ?? null,
+      });
+    },
+  );
+
+  app.get<{ Params: Params }>(
+    "/v1/campaigns/:id",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const { campaign, closed } = await current(request.params.id);
+      return {
+        campaign: campaign.id,
+        createdAt: campaign.definition.createdAt,
+        plan: campaign.definition.plan,
+        eps: campaign.definition.plan.eps,
+        k: campaign.definition.request.k,
+        roundEveryMs: campaign.roundEveryMs ?? null,
+        instantEps: campaign.instantEps ?? null,
+        rounds: describe(campaign, closed),
+      };
+    },
+  );
+
+  app.post<{ Params: Params }>(
+    "/v1/campaigns/:id/rounds",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request, reply) => {
+      const id = request.params.id;
+      const opened = await serial(id, async () => {
+        const campaign = await load(id);
+        const closed = await states(campaign);
+        const last = campaign.rounds.at(-1);
+        let previous: string | null = null;
+        if (last && closed.at(-1)!.closedAt === null) {
+          await storage.closeRound(last, context.now());
+          previous = last.id;
+        }
+        const round = await openRound(campaign);
+        return { round, previous, index: (round.request.campaign as { index: number }).index };
+      });
+      return reply.code(201).send({
+        campaign: id,
+        round: opened.round.id,
+        index: opened.index,
+        openedAt: opened.round.createdAt,
+        closed: opened.previous,
+      });
+    },
+  );
+
+  app.options(CURRENT_ROUTE, (request, reply) =>
+    cors.preflight(request, reply, "GET") ? reply.send() : context.refusePreflight(reply),
+  );
+  app.get<{ Params: Params }>(
+    CURRENT_ROUTE,
+    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const { campaign, closed } = await current(request.params.id);
+      const i = campaign.rounds.length - 1;
+      if (i < 0 || closed[i]!.closedAt !== null)
+        reject(404, "no-open-round", `campaign ${campaign.id} has no open round`);
+      const round = campaign.rounds[i]!;
+      return {
+        campaign: campaign.id,
+        round: round.id,
+        index: round.index,
+        openedAt: round.createdAt,
+        closesAt:
+          campaign.roundEveryMs === undefined
+            ? null
+            : new Date(Date.parse(round.createdAt) + campaign.roundEveryMs).toISOString(),
+        instantEps: campaign.instantEps ?? null,
+        wireFormat: WIRE_FORMAT_VERSION,
+        maxBatch: context.maxBatch,
+        plan: round.plan,
+      };
+    },
+  );
+
+  app.get<{
+    Params: Params;
+    Querystring: { attrs: string; from?: string; to?: string; estimator?: Estimator };
+  }>(
+    "/v1/campaigns/:id/marginals",
+    { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: SERIES_QUERY } },
+    async (request) => {
+      const { campaign, closed } = await current(request.params.id);
+      const plan = campaign.definition.plan;
+      const attributes = queryAttributes(plan, request.query.attrs, context.maxQueryCells);
+      const estimator = request.query.estimator ?? "calm";
+      const { from, to } = request.query;
+      const inRange = rangeFilter(from, to);
+      const series = [];
+      for (const [i, round] of campaign.rounds.entries()) {
+        if (!inRange(round)) continue;
+        const counts = await storage.supportCounts(round);
+        const options = campaign.instantEps === undefined ? {} : { instantEps: campaign.instantEps };
+        const answer = estimateMarginal(plan, counts, attributes, options, estimator);
+        series.push({
+          round: round.id,
+          index: round.index,
+          openedAt: round.createdAt,
+          closedAt: closed[i]!.closedAt,
+          n: answer.n,
+          method: answer.method,
+          cells: Array.from(answer.table.cells),
+          // The closed form is for reports at the plan's eps; with an instantaneous layer it does not apply.
+          expectedSse: campaign.instantEps === undefined ? answer.expectedSse : null,
+        });
+      }
+      return {
+        campaign: campaign.id,
+        attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
+        attributes,
+        cardinalities: attributes.map((a) => plan.schema.attributes[a]!.labels.length),
+        eps: plan.eps,
+        instantEps: campaign.instantEps ?? null,
+        estimator,
+        series,
+      };
+    },
+  );
+}
+
+/** `from`/`to`: both round indexes (integers) or ISO times compared with the opening time. */
+function rangeFilter(from: string | undefined, to: string | undefined) {
+  const bound = (value: string | undefined, name: string): { index?: number; time?: number } => {
+    if (value === undefined) return {};
+    if (/^[0-9]{1,9}$/.test(value)) return { index: Number(value) };
+    const time = Date.parse(value);
+    if (Number.isNaN(time))
+      reject(
+        400,
+        "invalid-range",
+        `${name} must be a round index or an ISO time (got ${JSON.stringify(value)})`,
+      );
+    return { time };
+  };
+  const lo = bound(from, "from");
+  const hi = bound(to, "to");
+  return (round: StoredRound & { index: number }) => {
+    const opened = Date.parse(round.createdAt);
+    if (lo.index !== undefined && round.index < lo.index) return false;
+    if (hi.index !== undefined && round.index > hi.index) return false;
+    if (lo.time !== undefined && opened < lo.time) return false;
+    if (hi.time !== undefined && opened > hi.time) return false;
+    return true;
+  };
+}

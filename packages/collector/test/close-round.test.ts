@@ -1,0 +1,326 @@
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { createReport, type WireReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
+import { DuckDBInstance } from "@duckdb/node-api";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import {
+  type CollectorStorage,
+  createCollector,
+  openClickHouseStorage,
+  openDuckDbStorage,
+  openPostgresStorage,
+  parseClickHouseUrl,
+  RoundClosedError,
+} from "../src/index.js";
+import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
+import { mixedRecords, packageDir, roundBody, TOKEN, tempDir } from "./support.js";
+
+/** The PostgreSQL server .ci/setup-postgres starts (or CALM_LDP_TEST_POSTGRES_URL); a CI failure when missing. */
+function postgresServer(): { url?: string; unavailable?: string } {
+  if (process.env.CALM_LDP_TEST_POSTGRES_URL) return { url: process.env.CALM_LDP_TEST_POSTGRES_URL };
+  try {
+    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", "setup-postgres")], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 600_000,
+    });
+    return { url: out.trim().split("\n").pop()! };
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
+    if (status === 3 && !process.env.CI) return { unavailable: stderr };
+    throw new Error(`.ci/setup-postgres failed (exit ${status}): ${stderr}`);
+  }
+}
+
+/** A backend under test: how to open it, and (raw SQL, beside the storage) the report and support rows a round holds. */
+interface Backend {
+  open(): Promise<CollectorStorage>;
+  rowsHeld(roundNo: number): Promise<{ reports: number; support: number }>;
+}
+
+const N = 3000;
+const records = mixedRecords(N + 200, 17);
+
+/**
+ * The closing contract, through the HTTP API on one backend: reports stored in two
+ * rounds; round A closed (admin), a retry and new reports for it refused with 409
+ * round-closed (counted), round B untouched; after the storage is reopened A is
+ * still closed; its ids dropped: no report row left, yet status and every marginal
+ * (both estimators) answer exactly as before, and B still takes reports.
+ */
+async function closingContract(backend: Backend): Promise<void> {
+  const held = async (no: number) => {
+    const rows = await backend.rowsHeld(no);
+    const ids = await storage.heldIds((await storage.findRound(a.round))!);
+    expect(ids).toBe(rows.reports);
+    return rows;
+  };
+  let storage = await backend.open();
+  let app = await createCollector({ storage, adminToken: TOKEN, idRetentionMs: 3_600_000 });
+  const admin = { authorization: `Bearer ${TOKEN}` };
+  const inject = async (method: "GET" | "POST", url: string, payload?: unknown) => {
+    const response = await app.inject({ method, url, headers: admin, ...(payload ? { payload } : {}) });
+    return { status: response.statusCode, body: response.json() as Record<string, unknown> };
+  };
+  const open = async () => {
+    const created = await inject("POST", "/v1/rounds", roundBody(records, 1, 2, N));
+    expect(created.status).toBe(201);
+    return { round: created.body.round as string, plan: created.body.plan as CalmPlan };
+  };
+  const a = await open();
+  const b = await open();
+  const rng = seededRng(18);
+  const reportsOf = (plan: CalmPlan, from: number, to: number): WireReport[] =>
+    Array.from({ length: to - from }, (_, i) =>
+      createReport(
+        plan,
+        records.columns.map((column) => column[from + i]!),
+        { rng },
+      ),
+    );
+  const post = (round: string, reports: WireReport[]) =>
+    inject("POST", `/v1/rounds/${round}/reports`, { round, reports });
+  const sentA = reportsOf(a.plan, 0, N);
+  for (let i = 0; i < N; i += 500) expect((await post(a.round, sentA.slice(i, i + 500))).status).toBe(200);
+  expect((await post(b.round, reportsOf(b.plan, 0, 100))).status).toBe(200);
+  expect((await post(a.round, sentA.slice(0, 5))).body).toEqual({
+    acknowledged: 5,
+    stored: 0,
+    duplicates: 5,
+  });
+
+  const queries = ["q0,q1", "q2,q5", "q0,q2,q5", "q1,q3,q4,q6"];
+  const answers = async (round: string) => {
+    const out: unknown[] = [];
+    for (const attrs of queries)
+      for (const estimator of ["calm", "calm-plus"]) {
+        const answer = await inject(
+          "GET",
+          `/v1/rounds/${round}/marginals?attrs=${attrs}&estimator=${estimator}`,
+        );
+        expect(answer.status).toBe(200);
+        out.push(answer.body);
+      }
+    return out;
+  };
+  const before = await inject("GET", `/v1/rounds/${a.round}/status`);
+  expect(before.body).toMatchObject({ accepted: N, duplicates: 5, closedAt: null, idsDroppedAt: null });
+  const answersBefore = await answers(a.round);
+  const roundNo = (await storage.findRound(a.round))!.no;
+  const heldBefore = await held(roundNo);
+  expect(heldBefore.reports).toBe(N);
+  expect(heldBefore.support).toBeGreaterThanOrEqual(N);
+  expect(before.body.idsHeld).toBe(N);
+
+  // Close A (twice: idempotent, the first time stays).
+  const closed = await inject("POST", `/v1/rounds/${a.round}/close`);
+  expect(closed.status).toBe(200);
+  expect(closed.body).toMatchObject({ round: a.round, idsDroppedAt: null });
+  const closedAt = Date.parse(closed.body.closedAt as string);
+  expect(Date.parse(closed.body.idsDropAfter as string) - closedAt).toBe(3_600_000);
+  expect((await inject("POST", `/v1/rounds/${a.round}/close`)).body.closedAt).toBe(closed.body.closedAt);
+  expect((await inject("POST", `/v1/rounds/${a.round}/close`, undefined)).status).toBe(200);
+  const unauthorised = await app.inject({ method: "POST", url: `/v1/rounds/${a.round}/close` });
+  expect(unauthorised.statusCode).toBe(401);
+
+  // A retry (known ids) and new reports: 409 round-closed, counted by reason; B still open.
+  const retry = await post(a.round, sentA.slice(0, 7));
+  expect(retry.status).toBe(409);
+  expect(retry.body).toMatchObject({ statusCode: 409, reason: "round-closed" });
+  expect(retry.body.message).toMatch(/round .* is closed/);
+  expect((await post(a.round, reportsOf(a.plan, N, N + 3))).body.reason).toBe("round-closed");
+  expect((await post(b.round, reportsOf(b.plan, 100, 150))).status).toBe(200);
+  const roundA = (await storage.findRound(a.round))!;
+  const fresh = { id: "0f8fad5b-d9cb-469f-a165-70867728950e", view: 0, cells: [0] };
+  await expect(storage.storeReports(roundA, [fresh])).rejects.toThrow(RoundClosedError);
+
+  // Reopened, the round is still closed; the ids are still there until the sweep.
+  await app.close();
+  await storage.close();
+  storage = await backend.open();
+  app = await createCollector({ storage, adminToken: TOKEN, idRetentionMs: 3_600_000 });
+  expect((await post(a.round, sentA.slice(10, 12))).body.reason).toBe("round-closed");
+  expect(await held(roundNo)).toEqual(heldBefore);
+  // A sweep with a cut-off before the close drops nothing.
+  expect(await storage.dropClosedIds(new Date(closedAt - 1000), new Date())).toEqual([]);
+  expect(await held(roundNo)).toEqual(heldBefore);
+
+  // The sweep after the retention window: A's ids go, its counts stay.
+  const droppedAt = new Date(closedAt + 3_600_000);
+  expect(await storage.dropClosedIds(droppedAt, droppedAt)).toEqual([a.round]);
+  expect(await storage.dropClosedIds(droppedAt, droppedAt)).toEqual([]);
+  expect(await held(roundNo)).toEqual({ reports: 0, support: 0 });
+  const after = await inject("GET", `/v1/rounds/${a.round}/status`);
+  expect(after.body).toEqual({
+    ...before.body,
+    rejected: { "round-closed": 12 },
+    closedAt: closed.body.closedAt,
+    idsDroppedAt: droppedAt.toISOString(),
+    idsHeld: 0,
+  });
+  expect(await answers(a.round)).toEqual(answersBefore);
+  expect((await post(a.round, sentA.slice(0, 1))).body.reason).toBe("round-closed");
+  // B: untouched, still open.
+  const statusB = await inject("GET", `/v1/rounds/${b.round}/status`);
+  expect(statusB.body).toMatchObject({ accepted: 150, closedAt: null, idsDroppedAt: null });
+  expect((await post(b.round, reportsOf(b.plan, 150, 160))).status).toBe(200);
+  await app.close();
+  await storage.close();
+}
+
+describe("closing a round: counts kept, ids dropped after the retention window, late reports 409", () => {
+  it("DuckDB", async () => {
+    const dir = tempDir();
+    const file = join(dir, "close.duckdb");
+    try {
+      await closingContract({ open: () => openDuckDbStorage(file), rowsHeld: (no) => duckRows(file, no) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const server = postgresServer();
+  it.skipIf(server.unavailable !== undefined)("PostgreSQL", async () => {
+    const database = `calm_close_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = new URL(server.url!);
+    url.pathname = `/${database}`;
+    const probe = new pg.Client({ connectionString: url.toString() });
+    await probe.connect();
+    try {
+      await closingContract({
+        open: () => openPostgresStorage(url.toString()),
+        rowsHeld: async (no) => {
+          const [reports, support] = await Promise.all(
+            ["calm_reports", "calm_support"].map(
+              async (table) =>
+                (await probe.query(`SELECT count(*)::int AS n FROM ${table} WHERE round_no = $1`, [no]))
+                  .rows[0].n as number,
+            ),
+          );
+          return { reports: reports!, support: support! };
+        },
+      });
+    } finally {
+      await probe.end().catch(() => undefined);
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  const cluster = clickhouseCluster();
+  it.skipIf(cluster.unavailable !== undefined)("ClickHouse (two shards)", async () => {
+    const url = freshDatabase(cluster.url ?? "", "close");
+    const { database } = parseClickHouseUrl(url);
+    try {
+      await closingContract({
+        open: () => openClickHouseStorage(url),
+        rowsHeld: async (no) => {
+          // ALTER TABLE ... DELETE is a mutation: wait (up to 60 s) until it has run on every shard.
+          // ClickHouse keeps a report's cells in its row: support rows are the cells of the rows.
+          const count = async (what: string) =>
+            (await onEveryShard(url, `SELECT ${what} FROM ${database}.calm_reports WHERE round_no = ${no}`))
+              .map(Number)
+              .reduce((s, x) => s + x, 0);
+          const pending = async () =>
+            (
+              await onEveryShard(
+                url,
+                `SELECT count() FROM system.mutations WHERE database = '${database}' AND is_done = 0`,
+              )
+            )
+              .map(Number)
+              .reduce((s, x) => s + x, 0);
+          for (let waited = 0; waited < 60_000 && (await pending()) > 0; waited += 100)
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          return { reports: await count("count()"), support: await count("sum(length(cells))") };
+        },
+      });
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+});
+
+/**
+ * Report and support rows of a round in a DuckDB file, read by a second, read-only
+ * instance opened for the look (it replays the committed write-ahead log).
+ */
+async function duckRows(file: string, no: number): Promise<{ reports: number; support: number }> {
+  const instance = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" });
+  const connection = await instance.connect();
+  try {
+    const count = async (table: string) =>
+      Number(
+        (
+          await connection.runAndReadAll(`SELECT count(*)::INTEGER FROM ${table} WHERE round_no = $1`, [no])
+        ).getRows()[0]![0],
+      );
+    return { reports: await count("calm_reports"), support: await count("calm_support") };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe("the retention sweep", () => {
+  it("drops a closed round's ids by itself once idRetentionMs has passed, and refuses a negative retention", async () => {
+    const dir = tempDir();
+    const storage = await openDuckDbStorage(join(dir, "sweep.duckdb"));
+    await expect(createCollector({ storage, adminToken: TOKEN, idRetentionMs: -1 })).rejects.toThrow(
+      /idRetentionMs must be an integer >= 0/,
+    );
+    const app = await createCollector({ storage, adminToken: TOKEN, idRetentionMs: 300 });
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    try {
+      const created = await app.inject({
+        method: "POST",
+        url: "/v1/rounds",
+        headers,
+        payload: roundBody(records, 1, 2, 1000),
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const { round, plan } = created.json() as { round: string; plan: CalmPlan };
+      const rng = seededRng(3);
+      const reports = Array.from({ length: 50 }, (_, r) =>
+        createReport(
+          plan,
+          records.columns.map((column) => column[r]!),
+          { rng },
+        ),
+      );
+      const stored = await app.inject({
+        method: "POST",
+        url: `/v1/rounds/${round}/reports`,
+        payload: { round, reports },
+      });
+      expect(stored.statusCode).toBe(200);
+      const status = async () =>
+        (await app.inject({ method: "GET", url: `/v1/rounds/${round}/status`, headers })).json() as Record<
+          string,
+          unknown
+        >;
+      expect(await status()).toMatchObject({ accepted: 50, idsHeld: 50, idsDroppedAt: null });
+      await app.inject({ method: "POST", url: `/v1/rounds/${round}/close`, headers });
+      // Not before the retention window...
+      expect(await status()).toMatchObject({ idsHeld: 50, idsDroppedAt: null });
+      // ...but within a few sweeps (every 250 ms at least) after it.
+      const started = Date.now();
+      while ((await status()).idsDroppedAt === null && Date.now() - started < 10_000)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await status()).toMatchObject({ accepted: 50, idsHeld: 0 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    } finally {
+      await app.close();
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
