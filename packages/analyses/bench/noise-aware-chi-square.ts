@@ -1,5 +1,5 @@
 /**
- * Type I error and power of the noise-aware chi-square test (issue 18) against
+ * Type I error and power of the noise-aware chi-square test against
  * the plug-in test, for CALM, InpHT and MargPS releases.
  * Type I: attributes 0 and 1 of `independentPairStore` are exactly independent.
  * Power: the same population with a fraction --dependence of records copying

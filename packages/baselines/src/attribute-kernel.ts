@@ -18,6 +18,7 @@ import {
   checkRecord,
   checkStore,
   limitsOf,
+  planBase,
   planCardinalities,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
@@ -70,13 +71,7 @@ export function planAttributes(
   const bits = method === "inpem" ? encodingRuntime(parameters.schema).bits : null;
   const reported = bits === null ? cardinalities.length : bits.reduce((s, b) => s + b, 0);
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: bits ? [...bits] : null,
+    ...planBase(method, parameters, bits),
     epsPerAttribute: parameters.eps / reported,
   };
 }

@@ -30,6 +30,7 @@ import {
   checkRecord,
   checkStore,
   limitsOf,
+  planBase,
   planCardinalities,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
@@ -90,13 +91,7 @@ export function planFullDomain(
     tooLarge(where, "the OLH server (n * D hash evaluations)", parameters.n * domain, maxWork, "operations");
   }
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: bits ? [...bits] : null,
+    ...planBase(method, parameters, bits),
     domain,
     oracle,
   };

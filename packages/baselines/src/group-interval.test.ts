@@ -17,7 +17,7 @@ describe("grouped-method intervals (AM, MargRR, MargPS)", () => {
     ["am", 3, 2, 2],
   ] as const) {
     it(`${method}: 95% intervals cover 93-97% of (cell, repetition) pairs (k = ${k}, ${t}-way queries, eps = ${eps}, 200 repetitions)`, () => {
-      // Pairs within a repetition are correlated: the tolerance is the issue's band, not a binomial z-score.
+      // Pairs within a repetition are correlated: the tolerance is the accepted band 93-97%, not a binomial z-score.
       const plan: GroupPlan = planGroups(method, { schema: store.schema, n: store.size, eps, k });
       const queries = randomQueries(seededRng(4), d, t, 3);
       const truths = queries.map((q) => {

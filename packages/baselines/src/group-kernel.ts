@@ -32,6 +32,7 @@ import {
   checkRecord,
   checkStore,
   limitsOf,
+  planBase,
   planCardinalities,
 } from "./params.js";
 import { PartitionedAggregator } from "./partitioned-aggregator.js";
@@ -106,13 +107,7 @@ export function planGroups(
   for (const group of groupIndex(d, k).groups) cells += group.reduce((product, a) => product * digit[a]!, 1);
   if (cells > maxCells) tooLarge(where, "the groups' tables", cells, maxCells, "cells");
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n,
-    k,
-    schema: parameters.schema,
-    bits: bits ? [...bits] : null,
+    ...planBase(method, parameters, bits),
     groups,
     oracle: method === "am" ? "adaptive" : method === "margrr" ? "sue" : "grr",
   };

@@ -39,7 +39,7 @@ describe("InpHT intervals", () => {
     [3, 2],
   ] as const) {
     it(`95% intervals cover 93-97% of (cell, repetition) pairs, k = ${k}, eps = ${eps} (200 repetitions)`, () => {
-      // Pairs within a repetition are correlated: the tolerance is the issue's band, not a binomial z-score.
+      // Pairs within a repetition are correlated: the tolerance is the accepted band 93-97%, not a binomial z-score.
       const plan = planHadamard("inpht", { schema: store.schema, n: store.size, eps, k });
       const queries = randomQueries(seededRng(4), d, k, 4);
       const truths = queries.map((q) => {

@@ -33,7 +33,7 @@ import {
 } from "./hadamard-coefficient-entries.js";
 import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf, planBase } from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -131,13 +131,7 @@ export function planHadamard(
     tooLarge(where, "the Hadamard coefficient index", entries, maxCells, "coefficients");
   const e = Math.exp(eps);
   return {
-    method,
-    version: 1,
-    eps,
-    n,
-    k,
-    schema: parameters.schema,
-    bits: [...bits],
+    ...planBase(method, parameters, bits),
     entries,
     groups,
     p: e / (1 + e),

@@ -39,7 +39,7 @@ import {
 } from "./encoding.js";
 import { fail, MalformedReportError, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf, planBase } from "./params.js";
 import { PartitionedAggregator } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
@@ -109,13 +109,7 @@ export function planSketch(
     fail(where, "width must be a power of two for the Hadamard sketch", width);
   if (!Number.isSafeInteger(seed) || seed < 0) fail(where, "seed must be a safe integer >= 0", seed);
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: [...bits],
+    ...planBase(method, parameters, bits),
     domain,
     rows,
     width,

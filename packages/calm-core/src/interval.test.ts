@@ -43,7 +43,7 @@ describe("CALM intervals", () => {
 
   it("95% analytic intervals cover the true cells in 93-97% of (cell, repetition) pairs", () => {
     // 120 repetitions x 5 queries x ~6 cells at eps = 1. Pairs within a repetition are
-    // correlated, so the tolerance is the band (not a binomial z-score);
+    // correlated, so the tolerance is the accepted band 93-97% (not a binomial z-score);
     // the full sweep (>= 200 repetitions, eps 0.2/1/2, BN and Adult) is in experiments.
     const plan = planCalm({ schema: store.schema, n, eps: 1, k: 2 });
     const queries = randomQueries(seededRng(3), cardinalities.length, 2, 5);

@@ -351,6 +351,26 @@ describe("privacy across rounds (GRR plan: 6 binary attributes, 15 views, eps = 
       expect(bounds["broken memo"]!).toBeGreaterThan(T === 2 ? 1.8 * eps : 6 * eps);
     }, 400_000);
   }
+
+  it("empirical, 2 rounds with instantEps 0.5, 10^6 simulated users per record: the lower bound agrees with the exact joint eps", () => {
+    const layered = reporterCore(plan, 0.5);
+    const users = 1_000_000;
+    // Event: both reports on the cell of 0...0 (value 0 in every view). Its exact ratio from the
+    // joint law (every view alike): sum_y P(y|0) K(0|y)^2 / sum_y P(y|3) K(0|y)^2.
+    const P0 = oracleLaw(layered, 0, 0);
+    const P3 = oracleLaw(layered, 0, 3);
+    const K = channel(layered, 0);
+    const both = (P: Float64Array) => P.reduce((s, p, y) => s + p * K(0, y) ** 2, 0);
+    const eventRatio = Math.log(both(P0) / both(P3));
+    const exact = worstRatio(jointLawOfTwo(layered, REPORTER));
+    const [a, b] = simulate(clients.reporter!, layered, 2, users, 2, 4300);
+    const bound = epsLower(a, b, users);
+    console.log(
+      `instantEps 0.5, 2 rounds: empirical lower bound ${bound} (${a} / ${b} of ${users}); event's exact ratio ${eventRatio}; exact joint eps ${exact}`,
+    );
+    expect(bound).toBeLessThanOrEqual(exact);
+    expect(bound).toBeGreaterThan(eventRatio - 0.05);
+  }, 120_000);
 });
 
 /**

@@ -95,7 +95,7 @@ export interface CampaignContext {
 type Params = { id: string };
 
 /**
- * Campaigns: one plan reused by a sequence of rounds (issue 15). A campaign is
+ * Campaigns: one plan reused by a sequence of rounds. A campaign is
  * stored in the rounds table with no new tables, so every backend has it: its
  * definition is a round (id = the campaign's id) holding the plan, the request,
  * the schedule and the clients' instantEps, closed at creation so it never takes

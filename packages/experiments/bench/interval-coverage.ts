@@ -1,5 +1,5 @@
 /**
- * Coverage of CALM's 95% intervals (issue 18): for every (dataset, k, eps), R
+ * Coverage of CALM's 95% intervals: for every (dataset, k, eps), R
  * repetitions of the count-level simulation on a fixed population, Q random
  * k-way queries; prints coverage over (cell, repetition) pairs, the worst
  * per-cell coverage, mean width, the path taken and the seconds spent.

@@ -10,7 +10,7 @@ import { calmIntervalCoverage } from "./interval-coverage.js";
 
 // Coverage of CALM's 95% intervals over 200 seeded repetitions of the count-level
 // simulation. Pairs within a repetition are correlated, so the tolerance is the
-// issue's band 93-97% (a binomial z-score would overstate the precision). The full
+// accepted band 93-97% (a binomial z-score would overstate the precision). The full
 // sweep (eps 0.2/1/2 x k 2/3 x BN/Adult, 10 queries) is bench/interval-coverage.ts;
 // this is a smaller version: fewer queries and configurations, same 200 repetitions.
 const band = (coverage: number) => {

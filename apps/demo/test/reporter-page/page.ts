@@ -1,7 +1,7 @@
 // The page's script (bundled with @calm-ldp/client for the browser by web-reporter.test.ts):
 // find the campaign's open round on the collector (another origin), report the record given in the
 // query string through a persistent reporter kept in IndexedDB, and show the ledger.
-import { createReporter, indexedDbStorage, readPlan, sendReports } from "@calm-ldp/client";
+import { createReporter, fetchCampaignRound, indexedDbStorage, sendReports } from "@calm-ldp/client";
 
 const params = new URLSearchParams(location.search);
 const collector = params.get("collector")!;
@@ -12,10 +12,9 @@ const show = (id: string, value: unknown) => {
 };
 
 try {
-  const current = await (await fetch(`${collector}/v1/campaigns/${campaign}/current`)).json();
-  const plan = readPlan(current.plan);
+  const current = await fetchCampaignRound(collector, campaign);
   const reporter = await createReporter({
-    plan,
+    plan: current.plan,
     storage: indexedDbStorage("calm-ldp-test"),
     maxEps: 5,
     campaign,
