@@ -179,6 +179,13 @@ export interface CollectorOptions {
    * `rate-limited` with `Retry-After`. Default: no limit. Every endpoint counts.
    */
   readonly rateLimit?: RateLimit;
+  /**
+   * Reverse proxies whose `X-Forwarded-For` names the client (addresses or CIDR
+   * ranges, comma-separated, e.g. "127.0.0.1,10.0.0.0/8"); the rate limit then
+   * counts per forwarded address. Default none: the socket's address counts and
+   * `X-Forwarded-For` is ignored (a client cannot dodge the limit by sending it).
+   */
+  readonly trustProxy?: string;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
   /**

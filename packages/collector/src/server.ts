@@ -45,6 +45,17 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
 
 type RoundParams = { id: string };
 
+/** `trustProxy` checked: a non-empty list of IPv4/IPv6 addresses or CIDR ranges. */
+function trustedProxies(list: string): string {
+  const entries = typeof list === "string" ? list.split(",").map((entry) => entry.trim()) : [];
+  const address = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)(\/\d{1,3})?$/;
+  if (entries.length === 0 || entries.some((entry) => !address.test(entry)))
+    throw new InvalidParameterError(
+      `createCollector: trustProxy must list proxy addresses or CIDR ranges, comma-separated (got ${JSON.stringify(list)})`,
+    );
+  return entries.join(",");
+}
+
 /** Default time a closed round keeps its report ids: one hour. */
 export const DEFAULT_ID_RETENTION_MS = 3_600_000;
 
@@ -120,6 +131,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     logger: options.logger ? { level: "info" } : false,
     bodyLimit,
     return503OnClosing: true,
+    ...(options.trustProxy !== undefined ? { trustProxy: trustedProxies(options.trustProxy) } : {}),
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },

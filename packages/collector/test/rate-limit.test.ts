@@ -104,3 +104,48 @@ describe("rate limit per client address", () => {
     await storage.close();
   });
 });
+
+describe("rate limit behind a reverse proxy", () => {
+  const dir = tempDir();
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const plans = async (url: string, forwardedFor: string[]) => {
+    const statuses: number[] = [];
+    for (const address of forwardedFor)
+      statuses.push((await fetch(`${url}/healthz`, { headers: { "x-forwarded-for": address } })).status);
+    return statuses;
+  };
+
+  it("counts per forwarded address only for trusted proxies; otherwise X-Forwarded-For is ignored", async () => {
+    const limit = { perSecond: 0.01, burst: 1 };
+    const direct = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "direct.duckdb")),
+      adminToken: TOKEN,
+      rateLimit: limit,
+    });
+    const proxied = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "proxied.duckdb")),
+      adminToken: TOKEN,
+      rateLimit: limit,
+      trustProxy: "127.0.0.1",
+    });
+    try {
+      // Untrusted: a client cannot dodge the limit by naming other addresses.
+      expect(await plans(direct.url, ["198.51.100.1", "198.51.100.2", "198.51.100.3"])).toEqual([
+        200, 429, 429,
+      ]);
+      // Behind a trusted proxy (loopback here): one bucket per client the proxy names.
+      expect(await plans(proxied.url, ["198.51.100.1", "198.51.100.2", "198.51.100.1"])).toEqual([
+        200, 200, 429,
+      ]);
+      const storage = await openDuckDbStorage(join(dir, "bad.duckdb"));
+      await expect(startCollector({ storage, adminToken: TOKEN, trustProxy: "everyone" })).rejects.toThrow(
+        /trustProxy must list proxy addresses or CIDR ranges/,
+      );
+      await storage.close();
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
+  });
+});

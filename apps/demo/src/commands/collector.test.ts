@@ -150,6 +150,8 @@ describe("calm-ldp collector", () => {
         "2h",
         "--rate-limit",
         "5000,10000",
+        "--trust-proxy",
+        "127.0.0.1",
         "--json",
       ],
       {

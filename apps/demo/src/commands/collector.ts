@@ -36,6 +36,7 @@ interface CollectorOptions {
   "allow-origin"?: string;
   "id-retention": string;
   "rate-limit"?: string;
+  "trust-proxy"?: string;
   url?: string;
   round?: string;
   attrs?: string;
@@ -201,6 +202,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     allowOrigins,
     idRetentionMs,
     ...(rateLimit !== undefined ? { rateLimit } : {}),
+    ...(options["trust-proxy"] !== undefined ? { trustProxy: options["trust-proxy"] } : {}),
   });
   const started = Date.now();
   context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
@@ -415,6 +417,11 @@ export const collectorCommand: Command = {
       type: "string",
       description:
         "serve: per client address, <requests-per-second>[,<burst>] over every endpoint (token bucket; more get 429 rate-limited with Retry-After); default: no limit",
+    },
+    "trust-proxy": {
+      type: "string",
+      description:
+        "serve: reverse proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client for --rate-limit; default none (the socket's address counts)",
     },
     url: { type: "string", description: "simulate/status/query/close: the collector's base URL" },
     round: {
