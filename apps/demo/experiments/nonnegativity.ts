@@ -1,5 +1,5 @@
 /**
- * Which non-negativity method should be the default? (ALGORITHMS.md §3.3)
+ * Which non-negativity method should be the default? (../../../docs/algorithms.md#non-negativity)
  *
  * Runs CALM end to end (calm-core's plan, count-level simulation of the adaptive
  * oracle, estimate) on Adult (every attribute reduced to <= 3 categories, 45,222

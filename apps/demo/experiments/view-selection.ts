@@ -1,5 +1,5 @@
 /**
- * Balanced vs random choice of CALM's views (ALGORITHMS.md §3.1: when m < C(d, l)
+ * Balanced vs random choice of CALM's views (../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views: when m < C(d, l)
  * the paper does not say which l-subsets are taken). Runs CALM with each choice on
  * the same samples and queries (the experiment harness, count-level simulation)
  * and reports mean SSE of random k-way queries.

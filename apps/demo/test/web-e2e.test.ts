@@ -79,7 +79,7 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
       if (message.type() === "error") problems.push(`console error: ${message.text()}`);
     });
     await page.goto(served.server.url);
-  }, 120_000);
+  }, 300_000); // builds the page first when stale: minutes on a loaded 2-core machine
 
   afterAll(async () => {
     await context?.close();

@@ -1,3 +1,4 @@
+import type { IntervalTable } from "@calm-ldp/baselines";
 import type { MarginalTable, RecordStore, Schema } from "@calm-ldp/marginal-algebra";
 
 // ---------------------------------------------------------------------------
@@ -248,6 +249,8 @@ export interface IndependenceConfig {
   readonly seed: number;
   readonly alpha?: number;
   readonly methodOptions?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Also run the noise-aware test where the method has intervals (default true). */
+  readonly noiseAware?: boolean;
 }
 
 /** One private test against the non-private one on the same users. */
@@ -269,6 +272,16 @@ export interface IndependenceRow {
   readonly typeII: boolean;
   readonly seconds: number;
   readonly error?: string;
+  /**
+   * The noise-aware test (`noiseAwareChiSquare`, parametric bootstrap under the
+   * fitted independence null), for methods with intervals; absent otherwise.
+   */
+  readonly noiseAwarePValue?: number;
+  readonly noiseAwareReject?: boolean;
+  /** Noise-aware test rejects where the non-private one does not. */
+  readonly noiseAwareTypeI?: boolean;
+  /** Noise-aware test keeps independence where the non-private one rejects it. */
+  readonly noiseAwareTypeII?: boolean;
 }
 
 /** Settings of `runChowLiu` (Cormode et al. §6.2, Figure 8). */
@@ -298,7 +311,16 @@ export interface ChowLiuRow {
 }
 
 /** What one method released (`releaseMarginals`), or why it could not. */
-export type Release = { readonly tables: MarginalTable[] } | { readonly error: string };
+export type Release =
+  | {
+      readonly tables: MarginalTable[];
+      /**
+       * With `releaseMarginals(..., { intervals: true })`, per query the answer with its
+       * interval and covariance (baselines' `queryInterval`); undefined for a method without.
+       */
+      readonly intervals?: (IntervalTable | undefined)[];
+    }
+  | { readonly error: string };
 
 /** Progress callback of the experiment runners. */
 export interface AnalysisProgress {

@@ -13,6 +13,18 @@ export { InvalidAnalysisError } from "./errors.js";
 export { groupCategories } from "./group-categories.js";
 export { marginalModel } from "./marginal-model.js";
 export { mutualInformation } from "./mutual-information.js";
+export {
+  independentPairStore,
+  type RejectionRate,
+  type RejectionRateConfig,
+  rejectionRates,
+} from "./noise-aware-calibration.js";
+export {
+  type NoiseAwareChiSquareOptions,
+  type NoiseAwareChiSquareTest,
+  noiseAwareChiSquare,
+  type PrivateTwoWay,
+} from "./noise-aware-chi-square.js";
 export { releaseMarginals } from "./release.js";
 export { runChowLiu } from "./run-chow-liu.js";
 export { runClassification } from "./run-classification.js";

@@ -1,4 +1,4 @@
-import { createMethod, runMethod } from "@calm-ldp/baselines";
+import { createMethod, queryInterval, runMethod } from "@calm-ldp/baselines";
 import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import type { Release } from "./api.js";
@@ -8,7 +8,10 @@ import type { Release } from "./api.js";
  * a baseline; count-level simulation where the method has it, per user otherwise)
  * at privacy budget `eps`, tuned for k-way queries, and answer `queries`. A
  * method that refuses the setting (too large, too few users) or fails returns its
- * error message instead of throwing. Cost: the method's own.
+ * error message instead of throwing. With `options.intervals`, also each answer
+ * with its 95% interval and covariance where the method has them (baselines'
+ * `INTERVAL_METHODS`). Cost: the method's own (CALM's bootstrap path, for
+ * queries no view covers, re-estimates the release B = 200 times).
  */
 export function releaseMarginals(
   id: string,
@@ -18,13 +21,19 @@ export function releaseMarginals(
   queries: readonly (readonly number[])[],
   rng: Rng,
   methodOptions: Readonly<Record<string, unknown>> = {},
+  options: { readonly intervals?: boolean } = {},
 ): Release {
   try {
     const method = createMethod(id, methodOptions);
     const plan = method.plan({ schema: store.schema, n: store.size, eps, k });
     const { aggregator } = runMethod(method, plan, store, rng);
     const synopsis = method.estimate(plan, aggregator);
-    return { tables: queries.map((q) => synopsis.query(q)) };
+    const tables = queries.map((q) => synopsis.query(q));
+    if (!options.intervals) return { tables };
+    const intervals = queries.map((q) =>
+      queryInterval(id, synopsis, q, { interval: 0.95, covariance: true }),
+    );
+    return { tables, intervals };
   } catch (error) {
     return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }

@@ -7,6 +7,7 @@ import { checkExperiment } from "./check-experiment.js";
 import { chiSquareQuantile } from "./chi-square-distribution.js";
 import { chiSquareIndependence } from "./chi-square-test.js";
 import { fail } from "./errors.js";
+import { noiseAwareChiSquare } from "./noise-aware-chi-square.js";
 import { releaseMarginals } from "./release.js";
 import { epsStream, methodStream } from "./seed-paths.js";
 
@@ -21,8 +22,11 @@ import { epsStream, methodStream } from "./seed-paths.js";
  * type I error is a private rejection where the non-private test keeps
  * independence, a type II error the reverse. (Cormode et al. call the failure to
  * reject "type I"; the usual naming, used here, calls it type II.) A method that
- * refuses the setting gets rows with NaN statistics and its error. Cost: the
- * methods' runs plus O(n) per pair for the true marginals.
+ * refuses the setting gets rows with NaN statistics and its error. Unless
+ * `config.noiseAware` is false, methods with intervals also get the noise-aware
+ * test (`noiseAwareChiSquare`: parametric bootstrap of the statistic under the
+ * independence null fitted from the private margins, 1,000 null draws) and its
+ * decisions. Cost: the methods' runs plus O(n) per pair for the true marginals.
  */
 export function runIndependenceTests(
   population: LoadedDataset,
@@ -68,6 +72,7 @@ export function runIndependenceTests(
           pairs,
           seededRng(deriveSeed(repetitionSeed(config.seed, rep), 2, epsStream(eps), methodStream(method))),
           config.methodOptions?.[method],
+          { intervals: config.noiseAware !== false },
         );
         const seconds = (performance.now() - start) / 1000;
         pairs.forEach((pair, p) => {
@@ -95,6 +100,14 @@ export function runIndependenceTests(
             return;
           }
           const test = chiSquareIndependence(release.tables[p]!, config.n, { alpha });
+          const interval = release.intervals?.[p];
+          const aware =
+            interval?.covariance === undefined
+              ? undefined
+              : noiseAwareChiSquare(interval as Required<typeof interval>, config.n, {
+                  alpha,
+                  rng: seededRng(deriveSeed(config.seed, rep, 3, epsStream(eps), methodStream(method), p)),
+                });
           out.push({
             ...base,
             statistic: test.statistic,
@@ -103,6 +116,14 @@ export function runIndependenceTests(
             typeI: test.reject && !truth.reject,
             typeII: !test.reject && truth.reject,
             seconds,
+            ...(aware
+              ? {
+                  noiseAwarePValue: aware.pValue,
+                  noiseAwareReject: aware.reject,
+                  noiseAwareTypeI: aware.reject && !truth.reject,
+                  noiseAwareTypeII: !aware.reject && truth.reject,
+                }
+              : {}),
           });
         });
         options.onProgress?.(

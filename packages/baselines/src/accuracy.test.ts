@@ -9,7 +9,7 @@ import { bernoulliStore } from "./test-support.js";
 
 const schema8 = uniformSchema(8);
 
-describe("closed forms (ALGORITHMS.md §4-§5, d = 8, k = 3 binary, eps = 1)", () => {
+describe("closed forms (../../../docs/algorithms.md#comparison-methods, d = 8, k = 3 binary, eps = 1)", () => {
   const e = Math.E;
   const n = 2 ** 16;
   const var0 = (4 * e) / ((e - 1) ** 2 * n); // OUE's per-cell variance for n users

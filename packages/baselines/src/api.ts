@@ -10,31 +10,10 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
+import type { MethodId } from "./registry.js";
 
-/**
- * Lower-case ids of every method (the CLI's `--method` values): CALM itself, the
- * comparison methods of the CALM paper (fc, am, ft, em, uni, be) and those of
- * Cormode, Kulkarni and Srivastava (inprr ... inphtcms).
- */
-export type MethodId =
-  | "calm"
-  | "calm-plus"
-  | "fc"
-  | "am"
-  | "ft"
-  | "em"
-  | "uni"
-  | "be"
-  | "inprr"
-  | "inpps"
-  | "inpht"
-  | "margrr"
-  | "margps"
-  | "marght"
-  | "inpem"
-  | "inpolh"
-  | "inpcms"
-  | "inphtcms";
+/** Lower-case ids of every method, derived from the method table (`registry.ts`). */
+export type { MethodId };
 
 /** How a population's aggregate is drawn (see `runMethod`). */
 export type PopulationPath = "counts" | "per-user";
@@ -93,7 +72,7 @@ export interface SketchOptions extends BaselineOptions {
   readonly seed?: number;
 }
 
-/** How EM starts (ALGORITHMS.md §4 InpEM, §5 EM). */
+/** How EM starts (../../../docs/algorithms.md#comparison-methods: InpEM and EM). */
 export type EmInitialization = "uniform" | "inclusion-exclusion";
 
 /** Options of the EM-based methods (EM, InpEM). */
@@ -258,7 +237,7 @@ export interface BaselineSynopsis extends MarginalSynopsis {
   readonly plan: ProtocolPlan;
 }
 
-/** What one EM run did (ALGORITHMS.md §4-§5; Cormode et al. Table 3). */
+/** What one EM run did (../../../docs/algorithms.md#comparison-methods; Cormode et al. Table 3). */
 export interface EmDiagnostics {
   /** EM updates performed. */
   readonly iterations: number;

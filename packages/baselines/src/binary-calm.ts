@@ -21,7 +21,7 @@ import type { Rng } from "@calm-ldp/random";
 import type { BaselineSynopsis, BePlan, PopulationPath } from "./api.js";
 import { decodeAnswer, encodedQuery, encodingRuntime } from "./encoding.js";
 import { InvalidParameterError } from "./errors.js";
-import { checkParameters, checkQuery, checkRecord, checkStore } from "./params.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, planBase } from "./params.js";
 
 /**
  * Plan BE (CALM §5 baseline): CALM (calm-core's `planCalm`, Algorithm 1 and all)
@@ -43,13 +43,7 @@ export function planBinaryCalm(parameters: ProtocolParameters, options: CalmProt
     options,
   );
   return {
-    method: "be",
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: [...encoding.bits],
+    ...planBase("be", parameters, encoding.bits),
     calm,
   };
 }

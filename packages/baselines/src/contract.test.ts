@@ -1,4 +1,4 @@
-import { contingencyTable, recordAt, uniformSchema } from "@calm-ldp/marginal-algebra";
+import { contingencyTable, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,6 +11,7 @@ import {
 import { createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
 import { runMethod } from "./run.js";
 import { bernoulliStore, chainStore, mixedSchema } from "./test-support.js";
+import { describeMethodContract } from "./testing/index.js";
 
 const schema = mixedSchema();
 const store = chainStore(seededRng(21), 600, schema);
@@ -49,76 +50,25 @@ function malformedReport(id: string): unknown {
   }
 }
 
-describe.each(METHOD_IDS.map((id) => [id]))("%s contract", (id) => {
-  const method = createMethod(id, options);
-  const plan = method.plan(parameters);
-
-  it("has its id and a plain-JSON plan naming the method", () => {
-    expect(method.id).toBe(id);
+// Every registered method runs the published contract suite (@calm-ldp/baselines/testing).
+for (const id of METHOD_IDS) {
+  describeMethodContract(id, () => createMethod(id, options), {
+    malformedReport: malformedReport(id),
     // calm-plus runs CALM's protocol unchanged (same plan, same reports): its plan names "calm".
-    expect(plan.method).toBe(id === "calm-plus" ? "calm" : id);
-    expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
+    planMethod: id === "calm-plus" ? "calm" : id,
+    // unbiased linear answers are normalised only in expectation (noise, dropped invalid codes)
+    distributions: ["calm", "calm-plus", "be", "em", "inpem", "uni"].includes(id),
+    // CALM's queries are validated by reconstruction (InvalidQueryError), the baselines' here.
+    invalidQueryError: id === "calm" || id === "calm-plus" ? Error : InvalidParameterError,
+  });
+}
+
+describe.each(METHOD_IDS.map((id) => [id]))("%s registry facts", (id) => {
+  it("has its id, and count-level simulation and expected SSE exactly as METHOD_INFO says", () => {
+    const method = createMethod(id, options);
+    expect(method.id).toBe(id);
     expect(typeof method.simulate === "function").toBe(METHOD_INFO[id].countLevel);
     expect(typeof method.expectedSse === "function").toBe(METHOD_INFO[id].expectedSse);
-  });
-
-  it("counts valid reports, rejects malformed ones without counting, and rejects invalid records", () => {
-    const aggregator = method.createAggregator(plan);
-    const rng = seededRng(1);
-    for (let r = 0; r < 10; r++) aggregator.add(method.report(plan, recordAt(store, r), rng));
-    expect(aggregator.reports).toBe(10);
-    let thrown: unknown;
-    try {
-      aggregator.add(malformedReport(id));
-    } catch (error) {
-      thrown = error;
-    }
-    expect((thrown as Error).name).toBe("MalformedReportError");
-    expect(aggregator.reports).toBe(10);
-    expect(() => method.report(plan, [0, 0, 0], rng)).toThrow(InvalidRecordError);
-    expect(() => method.report(plan, [3, 0, 0, 0], rng)).toThrow(InvalidRecordError);
-  });
-
-  it("merges: two halves merged answer exactly as the whole", () => {
-    const rng = seededRng(2);
-    const reports = Array.from({ length: 200 }, (_, r) => method.report(plan, recordAt(store, r), rng));
-    const whole = method.createAggregator(plan);
-    const first = method.createAggregator(plan);
-    const second = method.createAggregator(plan);
-    reports.forEach((report, i) => {
-      whole.add(report);
-      (i < 100 ? first : second).add(report);
-    });
-    first.merge(second);
-    expect(first.reports).toBe(200);
-    const a = method.estimate(plan, whole).query([3, 1]);
-    const b = method.estimate(plan, first).query([1, 3]);
-    expect(a.attributes).toEqual([1, 3]);
-    expect(a.cardinalities).toEqual([2, 5]);
-    expect(Array.from(b.cells)).toEqual(Array.from(a.cells));
-    const other = createMethod(id, options).plan({ ...parameters, eps: 1 });
-    expect(() => first.merge(method.createAggregator(other))).toThrow();
-  });
-
-  it("answers queries over the source attributes (distributions for CALM, CALM+, BE, EM, InpEM, Uni)", () => {
-    const { aggregator } = runMethod(method, plan, store, seededRng(3));
-    const synopsis = method.estimate(plan, aggregator);
-    for (const query of [[0], [2, 3], [0, 1]]) {
-      const table = synopsis.query(query);
-      const size = query.reduce((s, a) => s * schema.attributes[a]!.labels.length, 1);
-      expect(table.cells).toHaveLength(size);
-      expect(table.unit).toBe("fraction");
-      for (const cell of table.cells) expect(Number.isFinite(cell)).toBe(true);
-      // unbiased linear answers are normalised only in expectation (noise, dropped invalid codes)
-      if (["calm", "calm-plus", "be", "em", "inpem", "uni"].includes(id)) {
-        expect(table.cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
-        for (const cell of table.cells) expect(cell).toBeGreaterThanOrEqual(0);
-      }
-    }
-    // CALM's queries are validated by reconstruction (InvalidQueryError), the baselines' here.
-    const invalid = id === "calm" || id === "calm-plus" ? Error : InvalidParameterError;
-    expect(() => synopsis.query([0, 9])).toThrow(invalid);
-    expect(() => synopsis.query([1, 1])).toThrow(invalid);
   });
 });
 

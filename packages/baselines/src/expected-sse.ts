@@ -3,14 +3,14 @@ import { type MarginalTable, type ProtocolPlan, validateTable } from "@calm-ldp/
 import type { FullDomainPlan, GroupPlan, HadamardPlan } from "./api.js";
 import { encodedQuery, encodeTable, encodingRuntime } from "./encoding.js";
 import { fail, UnsupportedQueryError } from "./errors.js";
-import { fullDomainRuntime } from "./full-domain.js";
-import { groupRuntime } from "./group-methods.js";
+import { fullDomainRuntime } from "./full-domain-kernel.js";
+import { groupRuntime } from "./group-kernel.js";
 import { checkQuery, planCardinalities } from "./params.js";
 
 /**
  * Variance (times N (p - q)^2) of the estimate of a sum of `size` cells of a
  * support oracle when a fraction `f` of the N users hold one of them
- * (ALGORITHMS.md §2; the sum's estimate is `(C(S)/N - size q) / (p - q)`):
+ * (../../../docs/algorithms.md#frequency-oracles; the sum's estimate is `(C(S)/N - size q) / (p - q)`):
  * - "exclusive" (GRR: a report supports exactly one value): a user in the set
  *   supports it with `P1 = p + (size - 1) q`, one outside with `P0 = size q`, so
  *   `f P1 (1 - P1) + (1 - f) P0 (1 - P0)`;
@@ -82,7 +82,7 @@ function validMask(plan: ProtocolPlan, q: readonly number[], encoded: boolean): 
  * InpOLH) to `attributes`: every answer cell sums `S = D / |query cells|` cells
  * of the full table estimated by all n users, so
  * `E[SSE] = sum_c supportSumVariance(kind, p, q, S, f_c) / (n (p - q)^2)` over the
- * valid cells (ALGORITHMS.md §5: FC's f-free form is `D * Var0` with Var0 the
+ * valid cells (../../../docs/algorithms.md#comparison-methods: FC's f-free form is `D * Var0` with Var0 the
  * oracle's per-cell variance; binary d = 8: `256 Var0`). Exact given the true
  * marginal; f = 0 everywhere without it. O(cells).
  */
@@ -156,7 +156,7 @@ export function expectedSseGroups(
  * copies are averaged (m = 1 for InpHT and a k-way MargHT query). A cell of the
  * answer over k2 bits is `2^-k2 sum_{alpha} ±theta_alpha`, so
  * `E[SSE] = V 2^{-2 k2} sum_{alpha ≠ ∅, alpha ⊆ bits} Var(theta_alpha)` over the V
- * valid cells. Without the truth, the first-order form of ALGORITHMS.md §4:
+ * valid cells. Without the truth, the first-order form of ../../../docs/algorithms.md#hadamard-methods:
  * `V 2^{-2 k2} (2^k2 - 1) E / (n (2p - 1)^2)` (binary InpHT:
  * `(2^k - 1)/2^k * |T| / ((2p - 1)^2 n)`, 5.8e-3 at d = 8, k = 3, eps = 1, n = 2^16).
  * O(k2 2^k2).

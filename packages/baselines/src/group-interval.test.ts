@@ -2,8 +2,8 @@ import { contingencyTable, randomQueries } from "@calm-ldp/marginal-algebra";
 import { deriveSeed, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import type { GroupPlan } from "./api.js";
-import { groupEstimate, groupSimulate, planGroups } from "./group-methods.js";
-import { hadamardEstimate, hadamardSimulate, planHadamard } from "./hadamard-methods.js";
+import { groupEstimate, groupSimulate, planGroups } from "./group-kernel.js";
+import { hadamardEstimate, hadamardSimulate, planHadamard } from "./hadamard-kernel.js";
 import { chainStore, mixedSchema } from "./test-support.js";
 
 const store = chainStore(seededRng(1), 2 ** 15, mixedSchema());

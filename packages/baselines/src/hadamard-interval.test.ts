@@ -2,7 +2,7 @@ import { contingencyTable, randomQueries } from "@calm-ldp/marginal-algebra";
 import { deriveSeed, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { InvalidParameterError, UnsupportedQueryError } from "./errors.js";
-import { hadamardEstimate, hadamardSimulate, planHadamard } from "./hadamard-methods.js";
+import { hadamardEstimate, hadamardSimulate, planHadamard } from "./hadamard-kernel.js";
 import { queryInterval } from "./intervals.js";
 import { chainStore, mixedSchema } from "./test-support.js";
 

@@ -5,7 +5,7 @@ export {
   attributePerUser,
   attributeReport,
   planAttributes,
-} from "./attribute-methods.js";
+} from "./attribute-kernel.js";
 export {
   type BinaryCalmSynopsis,
   binaryCalmEstimate,
@@ -40,7 +40,7 @@ export {
   fullDomainReport,
   fullDomainSimulate,
   planFullDomain,
-} from "./full-domain.js";
+} from "./full-domain-kernel.js";
 export { groupInterval } from "./group-interval.js";
 export {
   GroupAggregator,
@@ -50,8 +50,8 @@ export {
   groupReport,
   groupSimulate,
   planGroups,
-} from "./group-methods.js";
-export { inputCoefficientCount } from "./hadamard-entries.js";
+} from "./group-kernel.js";
+export { inputCoefficientCount } from "./hadamard-coefficient-entries.js";
 export { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 export {
   HadamardAggregator,
@@ -62,16 +62,16 @@ export {
   hadamardSimulate,
   marginalCoefficientCount,
   planHadamard,
-} from "./hadamard-methods.js";
+} from "./hadamard-kernel.js";
 export { INTERVAL_METHODS, queryInterval } from "./intervals.js";
-export { type BeMethod, type CalmMethod, createBe, createCalm } from "./methods/calm.js";
-export { createEm, createInpEm, type EmMethod } from "./methods/em.js";
-export { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
-export { createAm, createMargPs, createMargRr } from "./methods/group.js";
-export { createFt, createInpHt, createMargHt } from "./methods/hadamard.js";
-export { createInpCms, createInpHtCms } from "./methods/sketch.js";
-export { createUni } from "./methods/uni.js";
 export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
+export { type BeMethod, type CalmMethod, createBe, createCalm } from "./protocols/calm.js";
+export { createEm, createInpEm, type EmMethod } from "./protocols/em.js";
+export { createFc, createInpOlh, createInpPs, createInpRr } from "./protocols/full-domain.js";
+export { createAm, createMargPs, createMargRr } from "./protocols/group.js";
+export { createFt, createInpHt, createMargHt } from "./protocols/hadamard.js";
+export { createInpCms, createInpHtCms } from "./protocols/sketch.js";
+export { createUni } from "./protocols/uni.js";
 export { CORMODE_CODE_METHODS, createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
 export { reportStreamId, SAME_REPORTS_AS } from "./report-streams.js";
 export { runMethod } from "./run.js";
@@ -88,7 +88,7 @@ export {
   hcmsSimulate,
   planSketch,
   type SketchSynopsis,
-} from "./sketch-methods.js";
+} from "./sketch-kernel.js";
 export {
   planUniform,
   UniformAggregator,

@@ -3,8 +3,8 @@ import { createRecordStore, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import type { HadamardPlan, SketchPlan } from "./api.js";
-import { hadamardPerUser, planHadamard } from "./hadamard-methods.js";
-import { hcmsPerUser, planSketch } from "./sketch-methods.js";
+import { hadamardPerUser, planHadamard } from "./hadamard-kernel.js";
+import { hcmsPerUser, planSketch } from "./sketch-kernel.js";
 
 /**
  * The exact law of the Hadamard client kernels, from 2^18 users holding one

@@ -4,7 +4,7 @@ import {
   type RecordStore,
   validateSchema,
 } from "@calm-ldp/marginal-algebra";
-import type { SizeLimits } from "./api.js";
+import type { BaselinePlanVersion, SizeLimits } from "./api.js";
 import { fail, InvalidRecordError } from "./errors.js";
 
 /** Largest eps accepted (the frequency oracles' cap). */
@@ -97,4 +97,26 @@ export function checkQuery(where: string, attributes: readonly number[], d: numb
     if (i > 0 && sorted[i - 1] === a) fail(where, "attribute indices must be distinct", attributes);
   }
   return sorted;
+}
+
+/**
+ * @internal The fields every baseline plan starts with, in this order (the plan's
+ * JSON, and so its fingerprint, depends on it): method, version 1, eps, n, k,
+ * schema, and the bits of the binary encoding (a copy) or null. O(d).
+ */
+export function planBase<Method extends string, Bits extends readonly number[] | null>(
+  method: Method,
+  parameters: ProtocolParameters,
+  bits: Bits,
+): {
+  method: Method;
+  version: BaselinePlanVersion;
+  eps: number;
+  n: number;
+  k: number;
+  schema: ProtocolParameters["schema"];
+  bits: Bits extends null ? null : number[];
+} {
+  const { eps, n, k, schema } = parameters;
+  return { method, version: 1, eps, n, k, schema, bits: (bits === null ? null : [...bits]) as never };
 }

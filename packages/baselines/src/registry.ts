@@ -1,35 +1,211 @@
 import type { CalmProtocolOptions } from "@calm-ldp/calm-core";
-import type { BaselineProtocol, MethodId, MethodInfo, MethodOptions } from "./api.js";
+import type { BaselineProtocol, MethodInfo, MethodOptions } from "./api.js";
 import { fail } from "./errors.js";
-import { createBe, createCalm, createCalmPlus } from "./methods/calm.js";
-import { createEm, createInpEm } from "./methods/em.js";
-import { createFc, createInpOlh, createInpPs, createInpRr } from "./methods/full-domain.js";
-import { createAm, createMargPs, createMargRr } from "./methods/group.js";
-import { createFt, createInpHt, createMargHt } from "./methods/hadamard.js";
-import { createInpCms, createInpHtCms } from "./methods/sketch.js";
-import { createUni } from "./methods/uni.js";
+import { createBe, createCalm, createCalmPlus } from "./protocols/calm.js";
+import { createEm, createInpEm } from "./protocols/em.js";
+import { createFc, createInpOlh, createInpPs, createInpRr } from "./protocols/full-domain.js";
+import { createAm, createMargPs, createMargRr } from "./protocols/group.js";
+import { createFt, createInpHt, createMargHt } from "./protocols/hadamard.js";
+import { createInpCms, createInpHtCms } from "./protocols/sketch.js";
+import { createUni } from "./protocols/uni.js";
 
-/** Every method id, CALM first, then calm-plus (this project's estimator on CALM's reports), then the CALM paper's baselines, then Cormode et al.'s. */
-export const METHOD_IDS: readonly MethodId[] = Object.freeze([
-  "calm",
-  "calm-plus",
-  "fc",
-  "am",
-  "ft",
-  "em",
-  "uni",
-  "be",
-  "inprr",
-  "inpps",
-  "inpht",
-  "margrr",
-  "margps",
-  "marght",
-  "inpem",
-  "inpolh",
-  "inpcms",
-  "inphtcms",
-]);
+/** One row of the method table: the static facts of {@link MethodInfo} and the factory. */
+interface MethodEntry {
+  readonly label: string;
+  readonly paper: "CALM" | "Cormode et al." | "calm-ldp";
+  readonly data: "native" | "binary-encoding";
+  readonly countLevel: boolean;
+  readonly expectedSse: boolean;
+  readonly summary: string;
+  /**
+   * Build the method from the caller's options (`calm`: the CALM options, `options.calm`
+   * or the options themselves). Typed `object` here because `MethodId` derives from
+   * this table; `createMethod` returns it as a `BaselineProtocol`.
+   */
+  readonly create: (options: MethodOptions, calm: CalmProtocolOptions) => object;
+}
+
+/**
+ * The one table of methods: CALM first, then calm-plus (this project's estimator on
+ * CALM's reports), then the CALM paper's baselines, then Cormode et al.'s. The ids
+ * ({@link MethodId}, {@link METHOD_IDS}), {@link METHOD_INFO} and {@link createMethod}
+ * all derive from it; adding a method is one row here.
+ */
+const METHOD_TABLE = {
+  calm: {
+    label: "CALM",
+    paper: "CALM",
+    data: "native",
+    countLevel: true,
+    expectedSse: false,
+    summary: "views of l attributes, users split into m groups, adaptive FO, consistency, max entropy",
+    create: (_, calm) => createCalm(calm),
+  },
+  "calm-plus": {
+    label: "CALM+",
+    paper: "calm-ldp",
+    data: "native",
+    countLevel: true,
+    expectedSse: false,
+    summary:
+      "CALM's reports; every view's interaction coefficients pooled by variance, shrunk toward independence/Uni (empirical Bayes), then CALM's non-negativity and max entropy",
+    create: (options, calm) => createCalmPlus(options.calmPlus ?? calm),
+  },
+  fc: {
+    label: "FC",
+    paper: "CALM",
+    data: "native",
+    countLevel: true,
+    expectedSse: true,
+    summary: "the full contingency table through the adaptive FO",
+    create: createFc,
+  },
+  am: {
+    label: "AM",
+    paper: "CALM",
+    data: "native",
+    countLevel: true,
+    expectedSse: true,
+    summary: "users split into C(d,k) groups, one k-way marginal each, adaptive FO",
+    create: createAm,
+  },
+  ft: {
+    label: "FT",
+    paper: "CALM",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "InpHT on the binary encoding (CALM's name)",
+    create: createFt,
+  },
+  em: {
+    label: "EM",
+    paper: "CALM",
+    data: "native",
+    countLevel: false,
+    expectedSse: false,
+    summary: "every attribute with eps/d, EM per query from the inclusion-exclusion estimate",
+    create: createEm,
+  },
+  uni: {
+    label: "Uni",
+    paper: "CALM",
+    data: "native",
+    countLevel: true,
+    expectedSse: true,
+    summary: "the uniform table",
+    create: createUni,
+  },
+  be: {
+    label: "BE",
+    paper: "CALM",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: false,
+    summary: "CALM on the binary encoding",
+    create: (_, calm) => createBe(calm),
+  },
+  inprr: {
+    label: "InpRR",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "SUE (RR with eps/2 per bit) over the full binary domain",
+    create: createInpRr,
+  },
+  inpps: {
+    label: "InpPS",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "GRR over the full binary domain",
+    create: createInpPs,
+  },
+  inpht: {
+    label: "InpHT",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "one Hadamard coefficient of weight 1..k through RR",
+    create: createInpHt,
+  },
+  margrr: {
+    label: "MargRR",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "a random k-way marginal through SUE",
+    create: createMargRr,
+  },
+  margps: {
+    label: "MargPS",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "a random k-way marginal through GRR",
+    create: createMargPs,
+  },
+  marght: {
+    label: "MargHT",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: true,
+    summary: "a random k-way marginal's Hadamard coefficient through RR",
+    create: createMargHt,
+  },
+  inpem: {
+    label: "InpEM",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: false,
+    expectedSse: false,
+    summary: "every bit with eps/d, EM per query from the uniform prior",
+    create: createInpEm,
+  },
+  inpolh: {
+    label: "InpOLH",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: false,
+    expectedSse: true,
+    summary: "OLH over the full binary domain",
+    create: createInpOlh,
+  },
+  inpcms: {
+    label: "InpCMS",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: false,
+    summary: "count-mean sketch (SUE per row) over the full binary domain",
+    create: createInpCms,
+  },
+  inphtcms: {
+    label: "InpHTCMS",
+    paper: "Cormode et al.",
+    data: "binary-encoding",
+    countLevel: true,
+    expectedSse: false,
+    summary: "Hadamard count-mean sketch over the full binary domain",
+    create: createInpHtCms,
+  },
+} as const satisfies Record<string, MethodEntry>;
+
+/**
+ * Lower-case ids of every method (the CLI's `--method` values): CALM itself, the
+ * comparison methods of the CALM paper (fc, am, ft, em, uni, be) and those of
+ * Cormode, Kulkarni and Srivastava (inprr ... inphtcms).
+ */
+export type MethodId = keyof typeof METHOD_TABLE;
+
+/** Every method id, in the table's order. */
+export const METHOD_IDS: readonly MethodId[] = Object.freeze(Object.keys(METHOD_TABLE) as MethodId[]);
 
 /** The nine mechanisms of Cormode et al.'s public code (the speed benchmark's set). */
 export const CORMODE_CODE_METHODS: readonly MethodId[] = Object.freeze([
@@ -44,153 +220,19 @@ export const CORMODE_CODE_METHODS: readonly MethodId[] = Object.freeze([
   "inphtcms",
 ]);
 
-const info = (
-  id: MethodId,
-  label: string,
-  paper: MethodInfo["paper"],
-  data: MethodInfo["data"],
-  countLevel: boolean,
-  expectedSse: boolean,
-  summary: string,
-): MethodInfo => Object.freeze({ id, label, paper, data, countLevel, expectedSse, summary });
-
 /** Static facts about every method, by id. */
-export const METHOD_INFO: Readonly<Record<MethodId, MethodInfo>> = Object.freeze({
-  calm: info(
-    "calm",
-    "CALM",
-    "CALM",
-    "native",
-    true,
-    false,
-    "views of l attributes, users split into m groups, adaptive FO, consistency, max entropy",
-  ),
-  "calm-plus": info(
-    "calm-plus",
-    "CALM+",
-    "calm-ldp",
-    "native",
-    true,
-    false,
-    "CALM's reports; every view's interaction coefficients pooled by variance, shrunk toward independence/Uni (empirical Bayes), then CALM's non-negativity and max entropy",
-  ),
-  fc: info("fc", "FC", "CALM", "native", true, true, "the full contingency table through the adaptive FO"),
-  am: info(
-    "am",
-    "AM",
-    "CALM",
-    "native",
-    true,
-    true,
-    "users split into C(d,k) groups, one k-way marginal each, adaptive FO",
-  ),
-  ft: info("ft", "FT", "CALM", "binary-encoding", true, true, "InpHT on the binary encoding (CALM's name)"),
-  em: info(
-    "em",
-    "EM",
-    "CALM",
-    "native",
-    false,
-    false,
-    "every attribute with eps/d, EM per query from the inclusion-exclusion estimate",
-  ),
-  uni: info("uni", "Uni", "CALM", "native", true, true, "the uniform table"),
-  be: info("be", "BE", "CALM", "binary-encoding", true, false, "CALM on the binary encoding"),
-  inprr: info(
-    "inprr",
-    "InpRR",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    true,
-    "SUE (RR with eps/2 per bit) over the full binary domain",
-  ),
-  inpps: info(
-    "inpps",
-    "InpPS",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    true,
-    "GRR over the full binary domain",
-  ),
-  inpht: info(
-    "inpht",
-    "InpHT",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    true,
-    "one Hadamard coefficient of weight 1..k through RR",
-  ),
-  margrr: info(
-    "margrr",
-    "MargRR",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    true,
-    "a random k-way marginal through SUE",
-  ),
-  margps: info(
-    "margps",
-    "MargPS",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    true,
-    "a random k-way marginal through GRR",
-  ),
-  marght: info(
-    "marght",
-    "MargHT",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    true,
-    "a random k-way marginal's Hadamard coefficient through RR",
-  ),
-  inpem: info(
-    "inpem",
-    "InpEM",
-    "Cormode et al.",
-    "binary-encoding",
-    false,
-    false,
-    "every bit with eps/d, EM per query from the uniform prior",
-  ),
-  inpolh: info(
-    "inpolh",
-    "InpOLH",
-    "Cormode et al.",
-    "binary-encoding",
-    false,
-    true,
-    "OLH over the full binary domain",
-  ),
-  inpcms: info(
-    "inpcms",
-    "InpCMS",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    false,
-    "count-mean sketch (SUE per row) over the full binary domain",
-  ),
-  inphtcms: info(
-    "inphtcms",
-    "InpHTCMS",
-    "Cormode et al.",
-    "binary-encoding",
-    true,
-    false,
-    "Hadamard count-mean sketch over the full binary domain",
-  ),
-});
+export const METHOD_INFO: Readonly<Record<MethodId, MethodInfo>> = Object.freeze(
+  Object.fromEntries(
+    METHOD_IDS.map((id) => {
+      const { create: _create, ...facts } = METHOD_TABLE[id] as MethodEntry;
+      return [id, Object.freeze({ id, ...facts })];
+    }),
+  ) as Record<MethodId, MethodInfo>,
+);
 
 /** Whether `id` is a method id. O(1). */
 export function isMethodId(id: unknown): id is MethodId {
-  return typeof id === "string" && Object.hasOwn(METHOD_INFO, id);
+  return typeof id === "string" && Object.hasOwn(METHOD_TABLE, id);
 }
 
 /**
@@ -205,66 +247,9 @@ export function createMethod(
   id: string,
   given: MethodOptions | Readonly<Record<string, unknown>> = {},
 ): BaselineProtocol {
+  if (!isMethodId(id)) return fail("createMethod", `id must be one of ${METHOD_IDS.join(", ")}`, id);
   const options = given as MethodOptions;
   const calmOptions = options.calm ?? (given as CalmProtocolOptions);
-  let method: BaselineProtocol<never, never>;
-  switch (id) {
-    case "calm":
-      method = createCalm(calmOptions) as never;
-      break;
-    case "calm-plus":
-      method = createCalmPlus(options.calmPlus ?? calmOptions) as never;
-      break;
-    case "be":
-      method = createBe(calmOptions) as never;
-      break;
-    case "fc":
-      method = createFc(options) as never;
-      break;
-    case "am":
-      method = createAm(options) as never;
-      break;
-    case "ft":
-      method = createFt(options) as never;
-      break;
-    case "em":
-      method = createEm(options) as never;
-      break;
-    case "uni":
-      method = createUni(options) as never;
-      break;
-    case "inprr":
-      method = createInpRr(options) as never;
-      break;
-    case "inpps":
-      method = createInpPs(options) as never;
-      break;
-    case "inpht":
-      method = createInpHt(options) as never;
-      break;
-    case "margrr":
-      method = createMargRr(options) as never;
-      break;
-    case "margps":
-      method = createMargPs(options) as never;
-      break;
-    case "marght":
-      method = createMargHt(options) as never;
-      break;
-    case "inpem":
-      method = createInpEm(options) as never;
-      break;
-    case "inpolh":
-      method = createInpOlh(options) as never;
-      break;
-    case "inpcms":
-      method = createInpCms(options) as never;
-      break;
-    case "inphtcms":
-      method = createInpHtCms(options) as never;
-      break;
-    default:
-      return fail("createMethod", `id must be one of ${METHOD_IDS.join(", ")}`, id);
-  }
-  return method as unknown as BaselineProtocol;
+  const entry: MethodEntry = METHOD_TABLE[id];
+  return entry.create(options, calmOptions) as unknown as BaselineProtocol;
 }

@@ -1,5 +1,10 @@
 import type { ProtocolPlan, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import { binomial, type Rng } from "@calm-ldp/random";
 import { checkMergeable } from "./plan-fingerprint.js";
+import { uniformFromWord, type WordBuffer } from "./words.js";
+
+/** @internal Users per chunk of the per-user and count-level loops (bounds the scratch buffers). */
+const CHUNK = 1 << 16;
 
 /**
  * @internal The server state of the Hadamard-style methods (InpHT/FT, MargHT,
@@ -59,6 +64,56 @@ export abstract class SignedTallyAggregator<Plan extends ProtocolPlan, Report>
       this.minus[e]! += minus[e]!;
     }
     this.#reports += reports;
+  }
+
+  /**
+   * @internal The per-user path: run a client kernel over users [0, users) in
+   * chunks of 2^16, each writing one packed report `entry * 2 + bit` per user
+   * into `out`, and count them. O(users) plus the kernel.
+   */
+  countKernel(users: number, kernel: (start: number, end: number, out: Uint32Array) => void): void {
+    const out = new Uint32Array(Math.min(CHUNK, users));
+    for (let start = 0; start < users; start += CHUNK) {
+      const end = Math.min(users, start + CHUNK);
+      kernel(start, end, out);
+      this.addPacked(out, end - start);
+    }
+  }
+
+  /**
+   * @internal The count-level path, exact: every user's entry is drawn as the
+   * client draws it (one word, uniform over the entries by `reject`), her true
+   * sign tallied (`trueBit(user, entry)`: 1 for -1), then the reported -1 signs
+   * of entry e are `Binomial(minus_e, p) + Binomial(plus_e, 1 - p)`, the law of
+   * independent randomized response with keep probability p. O(users + entries).
+   */
+  simulateSigns(
+    users: number,
+    rng: Rng,
+    words: WordBuffer,
+    reject: number,
+    p: number,
+    trueBit: (user: number, entry: number) => number,
+  ): void {
+    const entries = this.counts.length;
+    const counts = new Uint32Array(entries);
+    const trueMinus = new Uint32Array(entries);
+    for (let start = 0; start < users; start += CHUNK) {
+      const end = Math.min(users, start + CHUNK);
+      const drawn = words.draw(rng, end - start);
+      for (let i = 0; i < end - start; i++) {
+        const e = uniformFromWord(drawn[i]!, entries, reject, rng);
+        counts[e]!++;
+        trueMinus[e]! += trueBit(start + i, e);
+      }
+    }
+    const minus = new Float64Array(entries);
+    for (let e = 0; e < entries; e++) {
+      const m = trueMinus[e]!;
+      const plus = counts[e]! - m;
+      minus[e] = (m > 0 ? binomial(rng, m, p) : 0) + (plus > 0 ? binomial(rng, plus, 1 - p) : 0);
+    }
+    this.addTallies(counts, minus, users);
   }
 
   /** Fold another aggregator of the same method and plan into this one. O(entries). */

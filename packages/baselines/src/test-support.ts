@@ -1,11 +1,5 @@
-import {
-  createRecordStore,
-  createSchema,
-  type RecordStore,
-  type Schema,
-  uniformSchema,
-} from "@calm-ldp/marginal-algebra";
-import { createBernoulli, type Rng, uniformInt } from "@calm-ldp/random";
+import { createRecordStore, type RecordStore, uniformSchema } from "@calm-ldp/marginal-algebra";
+import { createBernoulli, type Rng } from "@calm-ldp/random";
 
 /** @internal Test data: n records of d i.i.d. Bernoulli(p) bits. O(n d). */
 export function bernoulliStore(rng: Rng, n: number, d: number, p: number): RecordStore {
@@ -18,29 +12,11 @@ export function bernoulliStore(rng: Rng, n: number, d: number, p: number): Recor
   return createRecordStore(uniformSchema(d), { columns });
 }
 
-/** @internal A non-binary schema: cardinalities 3, 2, 4, 5 (bits 2, 1, 2, 3). */
-export function mixedSchema(): Schema {
-  return createSchema([3, 2, 4, 5].map((cardinality, i) => ({ name: `m${i}`, cardinality })));
-}
-
 /**
- * @internal Correlated non-binary test data over `schema`: attribute 0 uniform,
- * every later attribute equal to (previous value mod c) with probability 1/2,
- * otherwise uniform. O(n d).
+ * @internal A non-binary schema (cardinalities 3, 2, 4, 5; bits 2, 1, 2, 3) and
+ * correlated test data over a schema: the contract suite's own.
  */
-export function chainStore(rng: Rng, n: number, schema: Schema): RecordStore {
-  const cards = schema.attributes.map((a) => a.labels.length);
-  const rows: number[][] = [];
-  for (let r = 0; r < n; r++) {
-    const row: number[] = [];
-    for (let a = 0; a < cards.length; a++) {
-      const c = cards[a]!;
-      row.push(a > 0 && uniformInt(rng, 2) === 0 ? row[a - 1]! % c : uniformInt(rng, c));
-    }
-    rows.push(row);
-  }
-  return createRecordStore(schema, { rows });
-}
+export { contractSchema as mixedSchema, contractStore as chainStore } from "./testing/contract.js";
 
 /** @internal Mean and (unbiased) variance of a sample. */
 export function moments(values: readonly number[]): { mean: number; variance: number } {

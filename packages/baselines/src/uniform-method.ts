@@ -6,20 +6,21 @@ import {
 } from "@calm-ldp/marginal-algebra";
 import type { BaselineSynopsis, UniPlan } from "./api.js";
 import { MalformedReportError } from "./errors.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, planCardinalities } from "./params.js";
+import {
+  checkParameters,
+  checkQuery,
+  checkRecord,
+  checkStore,
+  planBase,
+  planCardinalities,
+} from "./params.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 
 /** Plan of Uni (CALM §5 baseline): nothing to choose. O(d). */
 export function planUniform(parameters: ProtocolParameters): UniPlan {
   checkParameters("uni.plan", parameters);
   return {
-    method: "uni",
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: null,
+    ...planBase("uni", parameters, null),
   };
 }
 

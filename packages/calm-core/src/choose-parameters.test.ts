@@ -16,7 +16,7 @@ function closeTo(actual: number, quoted: number): void {
 }
 
 describe("noise and sampling error (CALM Eq. 7, 8)", () => {
-  it("k NE at n = 2^16, d = 8, k = 3, eps = 1 for l = 2..8 matches ALGORITHMS.md §3.1", () => {
+  it("k NE at n = 2^16, d = 8, k = 3, eps = 1 for l = 2..8 matches ../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views", () => {
     const quoted = [0.00117, 0.00288, 0.0054, 0.00863, 0.0144, 0.0247, 0.0432];
     quoted.forEach((value, i) => {
       closeTo(3 * noiseError(2 ** 16, binary(8), 1, i + 2), value);

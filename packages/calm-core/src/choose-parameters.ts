@@ -52,7 +52,7 @@ export interface ParameterChoice {
 export { binomialCoefficient };
 
 /**
- * CALM's Algorithm 1 (Zhang et al., CCS 2018, §4.3; ALGORITHMS.md §3.1): choose the
+ * CALM's Algorithm 1 (Zhang et al., CCS 2018, §4.3; ../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views): choose the
  * view size l and the number of views m from n, d, eps, k and theta.
  *
  * m_u = floor(theta n); l_u grows from 2 while k NE(l_u + 1) <= theta. If l_u < k,

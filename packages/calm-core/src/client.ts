@@ -16,7 +16,7 @@ export interface CalmReportOptions {
 /**
  * Client side of CALM (§4.1): pick the user's group uniformly at random (or take
  * the server's assignment), project her record onto that group's view (mixed-radix
- * cell index, ALGORITHMS.md §1) and perturb the cell with the view's oracle under
+ * cell index, ../../../docs/algorithms.md#notation) and perturb the cell with the view's oracle under
  * the full eps. Only the report leaves the device. O(d + cost of one perturbation).
  * Throws `InvalidRecordError` for a record outside the schema (nothing is reported).
  */

@@ -108,7 +108,7 @@ function coefficientVariance(oracle: string, cells: number, reports: number, p: 
 
 /**
  * `calm-plus`: the same plan and reports as CALM, a joint estimator that uses
- * every report better at small eps. Steps (ALGORITHMS.md-style formulas):
+ * every report better at small eps. Steps (in the notation of ../../../docs/algorithms.md):
  * 1. every view's unbiased oracle estimate x_v (as CALM) is written in the
  *    orthonormal interaction basis (tensor Helmert contrasts): coefficient
  *    gamma_{v,u}; its support T (attributes with a non-constant contrast) and

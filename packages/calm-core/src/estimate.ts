@@ -106,9 +106,9 @@ function composedEstimate(
 /**
  * Server side of CALM after collection (§4.2-4.5): estimate every view with its
  * oracle (unbiased fractions), make the views consistent and non-negative
- * (ALGORITHMS.md §3.2-3.3, alternating up to the round cap), and return a
+ * (../../../docs/algorithms.md#non-negativity, alternating up to the round cap), and return a
  * synopsis that answers any marginal query: by projection when a view covers it,
- * otherwise by maximum entropy over the views' intersections with the query (§3.4),
+ * otherwise by maximum entropy over the views' intersections with the query (../../../docs/algorithms.md#answering-a-query),
  * for any query size. With `options.instantEps` the views are de-biased for the
  * composed permanent + instantaneous mechanism instead (see that option). Cost: O(sum of view cells) per post-processing round;
  * a query costs one projection or one IPF fit.

@@ -27,7 +27,7 @@ export interface ExpectedError {
  * - sampling: the group's marginal differs from the population's,
  *   Var = f_a (1 - f_a) / N_V * (n - N_V) / (n - 1);
  * and the s views containing A are averaged with CALM's weights w_i proportional
- * to 1/C_i (ALGORITHMS.md §3.2): Var = sum_i w_i^2 Var_i. SSE sums over the cells.
+ * to 1/C_i (../../../docs/algorithms.md#consistency): Var = sum_i w_i^2 Var_i. SSE sums over the cells.
  * `truth` is the population marginal over A (fractions). O(m + s |V|).
  */
 export function expectedQuerySse(plan: CalmPlan, truth: MarginalTable): ExpectedError {

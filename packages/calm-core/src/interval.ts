@@ -66,16 +66,18 @@ export interface ViewNoiseInput {
 
 /**
  * Covariance of one view's unbiased estimate f^ (fractions over its cells) as
- * diag(s) - sum_r a_r a_r^T, with N = N_V reports, f = plug-in fractions and
- * fpc = (n - N) / (n - 1):
- * - GRR: support counts are Multinomial(N, pi), pi = q + (p - q) f, so
- *   Cov(f^) = (diag(pi) - pi pi^T) / (N (p - q)^2);
- * - unary and hashing oracles (supports independent per cell, as in
- *   `expectedQuerySse`): diagonal, s_u = [f_u p(1-p) + (1-f_u) q(1-q)] / (N (p-q)^2);
- * - sampling (the group's own marginal differs from the population's):
- *   + (diag(f) - f f^T) / N, the group's users being a random part of the
- *   population; the groups' errors sum to zero across a partition, which
- *   {@link analyticAnswer} accounts for once per query (the -Sigma_A / n term).
+ * diag(s) - sum_r a_r a_r^T, over both the oracle's noise and which users form
+ * the group (a random part of the population), with N = N_V reports and f =
+ * plug-in fractions:
+ * - GRR: each user of a random group reports i.i.d. with law pi = q + (p - q) f,
+ *   so the support counts are Multinomial(N, pi) and
+ *   Cov(f^) = (diag(pi) - pi pi^T) / (N (p - q)^2) (sampling included);
+ * - unary and hashing oracles (supports independent per cell given the users, as
+ *   in `expectedQuerySse`): noise s_u = [f_u p(1-p) + (1-f_u) q(1-q)] / (N (p-q)^2)
+ *   plus the group's sampling (diag(f) - f f^T) / N (together: the i.i.d. law,
+ *   Var = pi_u (1 - pi_u) / (N (p-q)^2), Cov = -f_u f_w / N).
+ * The groups' sampling errors sum to zero across a partition, which
+ * {@link analyticAnswer} accounts for once per query (the -Sigma_A / n term).
  * O(cells).
  */
 export function estimateCovariance(view: Pick<ViewNoiseInput, "fitted" | "reports" | "oracle">): {
@@ -99,9 +101,10 @@ export function estimateCovariance(view: Pick<ViewNoiseInput, "fitted" | "report
       a[u] = pi / Math.sqrt(scale);
     }
     rank1.push(a);
-  } else {
-    for (let u = 0; u < cells; u++) diag[u] = (f[u]! * p * (1 - p) + (1 - f[u]!) * q * (1 - q)) / scale;
+    // Users of a random group report i.i.d. with law pi: the multinomial already holds the group's sampling.
+    return { diag, rank1 };
   }
+  for (let u = 0; u < cells; u++) diag[u] = (f[u]! * p * (1 - p) + (1 - f[u]!) * q * (1 - q)) / scale;
   const a = new Float64Array(cells);
   const root = Math.sqrt(1 / N);
   for (let u = 0; u < cells; u++) {
@@ -171,7 +174,7 @@ export interface AnalyticResult {
 /**
  * Analytic covariance of CALM's consistent answer to a query A.
  *
- * The consistency step (ALGORITHMS.md §3.2, `postProcessViews` without
+ * The consistency step (../../../docs/algorithms.md#consistency, `postProcessViews` without
  * non-negativity) is linear: in the sum/deviation coordinates every coefficient
  * block beta is replaced by the average of that block over the views V containing
  * beta, weighted w_V = 1/|V|. A covered query A is read off any covering view, so

@@ -1,7 +1,7 @@
 /**
  * Expected number of cells of an l-way view: the mean of prod_{i in S} c_i over
  * all l-subsets S of the attributes, i.e. e_l(c) / C(d, l) with e_l the
- * elementary symmetric polynomial (2^l for binary data). ALGORITHMS.md §3.1.
+ * elementary symmetric polynomial (2^l for binary data). ../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views.
  * O(d l) by the usual recurrence e_j <- e_j + c_i e_{j-1}.
  */
 export function expectedViewCells(cardinalities: readonly number[], l: number): number {
@@ -24,7 +24,7 @@ export function expectedViewCells(cardinalities: readonly number[], l: number): 
 /**
  * Variance factor of the adaptive frequency oracle for a domain of L cells at
  * budget eps: min(4e^eps/(e^eps-1)^2 [OUE], (L-2+e^eps)/(e^eps-1)^2 [GRR]).
- * ALGORITHMS.md §2.
+ * ../../../docs/algorithms.md#frequency-oracles.
  */
 export function adaptiveVarianceFactor(cells: number, eps: number): number {
   const e = Math.exp(eps);
@@ -35,7 +35,7 @@ export function adaptiveVarianceFactor(cells: number, eps: number): number {
 /**
  * CALM's noise error of one attribute, NE(n, d, eps, l) =
  * min(4e^eps/(e^eps-1)^2, (L-2+e^eps)/(e^eps-1)^2) * (L / l) * (d / n),
- * with L the expected cell count of an l-way view (CALM, Eq. 7; ALGORITHMS.md §3.1).
+ * with L the expected cell count of an l-way view (CALM, Eq. 7; ../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views).
  * O(d l).
  */
 export function noiseError(n: number, cardinalities: readonly number[], eps: number, l: number): number {

@@ -14,7 +14,7 @@ import { selectViews } from "./view-selection.js";
 
 /**
  * The adaptive frequency oracle of CALM (§4.2): GRR when D - 2 < 3 e^eps,
- * otherwise OUE (ALGORITHMS.md §2). O(1).
+ * otherwise OUE (../../../docs/algorithms.md#frequency-oracles). O(1).
  */
 export function adaptiveOracle(cells: number, eps: number): ViewOracleName {
   return cells - 2 < 3 * Math.exp(eps) ? "grr" : "oue";

@@ -22,7 +22,7 @@ export interface SimulateCalmOptions {
  *   (batched, the same law as `calmReport` per user) and the reports aggregated;
  * - "counts": the view's true cell counts go through the oracle's count-level
  *   simulation, which draws the support counts with the distribution the
- *   per-user reports would give (binomial/multinomial, ALGORITHMS.md §2).
+ *   per-user reports would give (binomial/multinomial, ../../../docs/algorithms.md#frequency-oracles).
  * Returns the filled aggregator. Cost: O(n l) for grouping and projection, then
  * O(n * report cost) per-user or O(sum of view cells) count-level.
  */

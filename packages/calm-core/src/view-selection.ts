@@ -32,7 +32,7 @@ const SAMPLED_CANDIDATES = 512;
  *   pairs, appear as equally often as possible), ties broken by a seeded generator.
  *   O(m C(d, l) l^2), or O(m 512 l^2) when C(d, l) > 20,000 (sampled candidates).
  * - "random": a uniformly random m-subset of the l-subsets. O(m l).
- * The paper leaves this choice open (ALGORITHMS.md §3.1); the package README
+ * The paper leaves this choice open (../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views); the package README
  * compares the two by measured SSE.
  */
 export function selectViews(d: number, l: number, m: number, options: SelectViewsOptions = {}): number[][] {

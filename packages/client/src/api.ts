@@ -43,6 +43,18 @@ export interface PlanResponse {
   readonly plan: CalmPlan;
 }
 
+/** `GET /v1/campaigns/:id/current`: the campaign's open round and the plan every round of it shares. */
+export interface CampaignRoundResponse extends PlanResponse {
+  readonly campaign: string;
+  /** The round's number in the campaign (0, 1, ...). */
+  readonly index: number;
+  readonly openedAt: string;
+  /** When the schedule closes it (ISO time), or null when the admin closes rounds. */
+  readonly closesAt: string | null;
+  /** The campaign's instantaneous layer eps (pass it to createReporter), or null. */
+  readonly instantEps: number | null;
+}
+
 /** The collector's answer to an accepted batch (HTTP 200, sent only after the reports are durably stored). */
 export interface BatchAcknowledgement {
   /** Reports in the batch (all acknowledged). */

@@ -1,5 +1,11 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import type { BatchAcknowledgement, HttpOptions, PlanResponse, WireReport } from "./api.js";
+import type {
+  BatchAcknowledgement,
+  CampaignRoundResponse,
+  HttpOptions,
+  PlanResponse,
+  WireReport,
+} from "./api.js";
 import { CollectorResponseError } from "./errors.js";
 import { readPlan } from "./read-plan.js";
 
@@ -51,4 +57,21 @@ export async function sendReports(
     body: JSON.stringify({ round, reports }),
   };
   return (await call(roundUrl(base, round, "reports"), init, options)) as BatchAcknowledgement;
+}
+
+/**
+ * `GET <base>/v1/campaigns/<campaign>/current`: the campaign's open round, with
+ * its plan checked by {@link readPlan} (the same plan for every round of the
+ * campaign: give it to `createReporter`, report with `{ round }`). Throws
+ * `CollectorResponseError`: 404 `campaign-not-found` for an unknown campaign,
+ * 404 `no-open-round` between rounds.
+ */
+export async function fetchCampaignRound(
+  base: string,
+  campaign: string,
+  options: HttpOptions = {},
+): Promise<CampaignRoundResponse> {
+  const url = `${base.replace(/\/+$/, "")}/v1/campaigns/${encodeURIComponent(campaign)}/current`;
+  const body = (await call(url, { method: "GET" }, options)) as CampaignRoundResponse;
+  return { ...body, plan: readPlan(body.plan) };
 }

@@ -1,5 +1,6 @@
 export {
   type BatchAcknowledgement,
+  type CampaignRoundResponse,
   type CreateReportOptions,
   type FlushResult,
   type HttpOptions,
@@ -26,7 +27,7 @@ export {
   WireFormatError,
   type WireProblem,
 } from "./errors.js";
-export { fetchPlan, sendReports } from "./http.js";
+export { fetchCampaignRound, fetchPlan, sendReports } from "./http.js";
 export { readPlan } from "./read-plan.js";
 export { createReportId, isReportId, REPORT_ID_PATTERN } from "./report-id.js";
 export { REPORTER_STATE_VERSION } from "./reporter-state.js";

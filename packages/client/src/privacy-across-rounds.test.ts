@@ -1,4 +1,4 @@
-import { clopperPearsonLower, clopperPearsonUpper } from "@calm-ldp/frequency-oracles";
+import { clopperPearsonLower, clopperPearsonUpper, exactWorstLogRatio } from "@calm-ldp/frequency-oracles";
 import { recordCellIndex } from "@calm-ldp/marginal-algebra";
 import { type Rng, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { memoryStorage } from "./storage.js";
 import { testPlans } from "./test-support.js";
 
 /*
- * Privacy across rounds, audited on the code a device runs (ALGORITHMS.md §2's
+ * Privacy across rounds, audited on the code a device runs (../../../docs/algorithms.md#frequency-oracles's
  * discipline, applied to a sequence of reports).
  *
  * Exact part. A client is described by which of its random draws are shared
@@ -349,6 +349,113 @@ describe("privacy across rounds (GRR plan: 6 binary attributes, 15 views, eps = 
       expect(bounds.reporter!).toBeGreaterThan(eps - 0.1);
       expect(bounds.naive!).toBeGreaterThan(T === 2 ? 1.8 * eps : 6 * eps);
       expect(bounds["broken memo"]!).toBeGreaterThan(T === 2 ? 1.8 * eps : 6 * eps);
-    }, 120_000);
+    }, 400_000);
   }
+
+  it("empirical, 2 rounds with instantEps 0.5, 10^6 simulated users per record: the lower bound agrees with the exact joint eps", () => {
+    const layered = reporterCore(plan, 0.5);
+    const users = 1_000_000;
+    // Event: both reports on the cell of 0...0 (value 0 in every view). Its exact ratio from the
+    // joint law (every view alike): sum_y P(y|0) K(0|y)^2 / sum_y P(y|3) K(0|y)^2.
+    const P0 = oracleLaw(layered, 0, 0);
+    const P3 = oracleLaw(layered, 0, 3);
+    const K = channel(layered, 0);
+    const both = (P: Float64Array) => P.reduce((s, p, y) => s + p * K(0, y) ** 2, 0);
+    const eventRatio = Math.log(both(P0) / both(P3));
+    const exact = worstRatio(jointLawOfTwo(layered, REPORTER));
+    const [a, b] = simulate(clients.reporter!, layered, 2, users, 2, 4300);
+    const bound = epsLower(a, b, users);
+    console.log(
+      `instantEps 0.5, 2 rounds: empirical lower bound ${bound} (${a} / ${b} of ${users}); event's exact ratio ${eventRatio}; exact joint eps ${exact}`,
+    );
+    expect(bound).toBeLessThanOrEqual(exact);
+    expect(bound).toBeGreaterThan(eventRatio - 0.05);
+  }, 120_000);
+});
+
+/**
+ * Unary views (OUE): a report is a bitset, its bits independent given the cell,
+ * and through the instantaneous layer each bit of the memoized bitset is
+ * re-randomized independently (1 stays 1 w.p. p2, 0 becomes 1 w.p. q2; without a
+ * layer p2 = 1, q2 = 0). So the T reports' bit j depends on the cell only through
+ * the permanent bit j, and the count k of ones in its T copies is sufficient:
+ *   Pr[bit-j sequence | c] = pi_j(c) p2^k (1-p2)^(T-k) + (1 - pi_j(c)) q2^k (1-q2)^(T-k),
+ * pi_j(c) = Pr[permanent bit j = 1 | c] from the oracle's own law. The bit
+ * sequences are independent across j, so the worst joint log-ratio of a cell pair
+ * is the sum over bits of each bit's worst ratio over k. Fresh responses every
+ * round: T times the single report's worst (product structure).
+ */
+describe("privacy across rounds (OUE plan: 6 binary attributes, views of 5 attributes = 32 cells, eps = 1)", () => {
+  const oue = testPlans().oue!;
+  const eps = oue.eps;
+
+  function unaryJointWorst(core: ReporterCore, memoized: boolean, T: number): number {
+    let worst = 0;
+    for (let v = 0; v < oue.views.length; v++) {
+      const law = core.runtime.oracles[v]!.privacyLaw();
+      if (law.kind !== "independent-bits") throw new Error("expected a unary view");
+      const cells = oue.views[v]!.cells;
+      const layer = core.layers?.[v];
+      const [p2, q2] = layer ? [layer.p2, layer.q2] : [1, 0];
+      const pi = Array.from({ length: cells }, (_, c) => law.probabilities(c, new Float64Array(law.bits)));
+      // Law of the count of ones of one bit over R rounds (sequence probability, for each k).
+      const bitLaw = (p: number, R: number, k: number) =>
+        memoized
+          ? p * p2 ** k * (1 - p2) ** (R - k) + (1 - p) * q2 ** k * (1 - q2) ** (R - k)
+          : (p * p2 + (1 - p) * q2) ** k * (1 - (p * p2 + (1 - p) * q2)) ** (R - k);
+      const rounds = memoized ? T : 1; // fresh: one round, times T below
+      for (let c = 0; c < cells; c++)
+        for (let c2 = 0; c2 < cells; c2++) {
+          if (c === c2) continue;
+          let total = 0;
+          for (let j = 0; j < law.bits; j++) {
+            let bit = 0;
+            for (let k = 0; k <= rounds; k++) {
+              const a = bitLaw(pi[c]![j]!, rounds, k);
+              const b = bitLaw(pi[c2]![j]!, rounds, k);
+              if (a === 0) continue;
+              if (b === 0) return Number.POSITIVE_INFINITY;
+              bit = Math.max(bit, Math.log(a / b));
+            }
+            total += bit;
+          }
+          worst = Math.max(worst, memoized ? total : T * total);
+        }
+    }
+    return worst;
+  }
+
+  it("exact: memoized = eps for 2 and 50 reports; a per-round client 2 eps and 50 eps; with instantEps 0.5 <= the ledger", async () => {
+    const core = reporterCore(oue, undefined);
+    const layered = reporterCore(oue, 0.5);
+    // One report: the oracle's own exact worst ratio (frequency-oracles' exactWorstLogRatio).
+    expect(unaryJointWorst(core, true, 1)).toBeCloseTo(exactWorstLogRatio(core.runtime.oracles[0]!), 9);
+    const figures = {
+      memo2: unaryJointWorst(core, true, 2),
+      memo50: unaryJointWorst(core, true, 50),
+      naive2: unaryJointWorst(core, false, 2),
+      naive50: unaryJointWorst(core, false, 50),
+      layer1: unaryJointWorst(layered, true, 1),
+      layer2: unaryJointWorst(layered, true, 2),
+      layer50: unaryJointWorst(layered, true, 50),
+    };
+    console.log(`OUE exact joint eps: ${JSON.stringify(figures)}`);
+    expect(figures.memo2).toBeCloseTo(eps, 9);
+    expect(figures.memo50).toBeCloseTo(eps, 9);
+    expect(figures.naive2).toBeCloseTo(2 * eps, 9);
+    expect(figures.naive50).toBeCloseTo(50 * eps, 9);
+    const reporter = await createReporter({
+      plan: oue,
+      storage: memoryStorage(),
+      maxEps: eps,
+      instantEps: 0.5,
+      rng: seededRng(42),
+    });
+    for (let t = 0; t < 3; t++) await reporter.report([1, 0, 1, 0, 1, 0], { round: `r${t}` });
+    const ledger = reporter.ledger();
+    expect(figures.layer1).toBeCloseTo(ledger.reportEps, 9);
+    expect(figures.layer1).toBeLessThan(figures.layer2);
+    expect(figures.layer2).toBeLessThan(figures.layer50);
+    expect(figures.layer50).toBeLessThanOrEqual(ledger.eps + 1e-9);
+  });
 });

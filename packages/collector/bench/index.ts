@@ -5,8 +5,10 @@
  * 1. sustained ingest: `--reports` simulated users (default 1,000,000) POSTed in
  *    batches of `--batch` (default 100) with `--concurrency` requests in flight
  *    (default 16) from a load-generator process whose bodies are built before the
- *    clock starts; prints reports/s and per-request latency percentiles
- *    (target >= 20,000 reports/s);
+ *    clock starts; the same bodies go first to a bare collector in this process
+ *    (same server stack, parsing and validation, stores nothing: `bareStorage`),
+ *    then to the real one; prints reports/s of both, their ratio (target >= 50%)
+ *    and per-request latency percentiles (target >= 20,000 reports/s);
  * 2. an 8-way marginal query on that round (target <= 200 ms): the HTTP answer,
  *    and its parts (SQL GROUP BY in DuckDB; estimation in JavaScript).
  * The round: d = 8 binary attributes, k = 8, eps = 1 (CALM plans l = 4, m = 70
@@ -15,7 +17,7 @@
  * 8 cells, one support row per report).
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
- * [--reports 1000000] [--batch 100] [--concurrency 16] [--grr]`.
+ * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr]`.
  */
 
 import { fork } from "node:child_process";
@@ -24,12 +26,15 @@ import { Bench } from "tinybench";
 import { estimateMarginal, startCollector } from "../src/index.js";
 import { type CollectorProcess, spawnCollector } from "../test/support.js";
 import { type BackendName, benchBackend } from "./backends.js";
+import { bareStorage } from "./bare-storage.js";
 
 function argument(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 const reports = argument("reports", 1_000_000);
+// The n the round is planned for (default --reports): keep 1,000,000 to send fewer reports with the same plan.
+const planN = argument("plan-n", reports);
 const batch = argument("batch", 100);
 const concurrency = argument("concurrency", 16);
 const grr = process.argv.includes("--grr");
@@ -47,6 +52,7 @@ const data = "synthetic:bn?strength=0.5&parents=2&seed=1";
 const backend = await benchBackend(backendName, shards);
 const storage = await backend.open();
 const collector = await startCollector({ storage, adminToken: TOKEN });
+const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN });
 // With --collectors N, N collector processes on the same store take the load (the one
 // in this process only creates the round and answers queries).
 const processes: CollectorProcess[] = [];
@@ -62,7 +68,7 @@ const created = (await (
   await fetch(`${collector.url}/v1/rounds`, {
     method: "POST",
     headers: { ...admin, "content-type": "application/json" },
-    body: JSON.stringify({ schema: { attributes }, eps: 1, k, n: reports }),
+    body: JSON.stringify({ schema: { attributes }, eps: 1, k, n: planN }),
   })
 ).json()) as { round: string; plan: unknown };
 const plan = readPlan(created.plan);
@@ -83,9 +89,15 @@ const ready = await message<{ requests: number; bytes: number }>();
 console.log(
   `  load generator ready: ${ready.requests} requests, ${(ready.bytes / ready.requests).toFixed(0)} bytes each`,
 );
-const finished = message<{ seconds: number; failed: number; latencies: number[] }>();
-worker.send("go");
-const done = await finished;
+const run = async (urls: string[]) => {
+  const finished = message<{ seconds: number; failed: number; latencies: number[] }>();
+  worker.send({ urls });
+  return finished;
+};
+// The bare ceiling first (same bodies, same round, stores nothing), then the real store.
+const ceiling = await run([bare.url]);
+const done = await run(ingestUrls);
+worker.disconnect();
 const sorted = Float64Array.from(done.latencies).sort();
 const percentile = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const status = (await (
@@ -93,8 +105,13 @@ const status = (await (
 ).json()) as {
   accepted: number;
 };
+const bareRate = reports / ceiling.seconds;
+const rate = reports / done.seconds;
 console.log(
-  `  ingest: ${(reports / done.seconds).toFixed(0)} reports/s sustained (${done.seconds.toFixed(2)} s, ${done.failed} failed requests, ${status.accepted} counted)`,
+  `  bare handler (parse + validate, store nothing): ${bareRate.toFixed(0)} reports/s (${ceiling.seconds.toFixed(2)} s, ${ceiling.failed} failed requests)`,
+);
+console.log(
+  `  ingest (${backend.description}): ${rate.toFixed(0)} reports/s sustained (${done.seconds.toFixed(2)} s, ${done.failed} failed requests, ${status.accepted} counted): ${((100 * rate) / bareRate).toFixed(0)}% of bare`,
 );
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
@@ -135,5 +152,6 @@ for (const task of bench.tasks) {
   );
 }
 console.log(`  (checksum ${checksum.toFixed(6)})`);
+await bare.close();
 await collector.close();
 await backend.dispose();

@@ -3,7 +3,8 @@
  * IPC; the job arrives as the first message): builds every
  * request body first (perturbation with @calm-ldp/client, untimed), then sends
  * them over keep-alive HTTP with `concurrency` requests in flight and records
- * each request's latency.
+ * each request's latency; once per "go" message (the bare handler's run, then the
+ * store's), until the parent disconnects.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
@@ -41,9 +42,11 @@ for (let start = 0; start < job.reports; start += job.batch) {
 }
 process.send!({ kind: "ready", requests: bodies.length, bytes: bodies.reduce((s, b) => s + b.length, 0) });
 
-process.once("message", async () => {
+// Each "go" message runs the same bodies once against its collectors (`{urls}`, default the job's).
+process.on("disconnect", () => process.exit(0));
+process.on("message", async (go: { urls?: string[] }) => {
   const latencies = new Float64Array(bodies.length);
-  const urls = job.urls.map((url) => `${url}/v1/rounds/${job.round}/reports`);
+  const urls = (go.urls ?? job.urls).map((url) => `${url}/v1/rounds/${job.round}/reports`);
   let next = 0;
   let failed = 0;
   const started = performance.now();
@@ -63,5 +66,5 @@ process.once("message", async () => {
   };
   await Promise.all(Array.from({ length: job.concurrency }, sender));
   const seconds = (performance.now() - started) / 1000;
-  process.send!({ kind: "done", seconds, failed, latencies: Array.from(latencies) }, () => process.exit(0));
+  process.send!({ kind: "done", seconds, failed, latencies: Array.from(latencies) });
 });

@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
+import type { RateLimit } from "./rate-limit.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
 export interface RoundRequest {
@@ -172,6 +173,12 @@ export interface CollectorOptions {
    * (its counts stay; default 3,600,000: one hour). 0 drops them at the next sweep.
    */
   readonly idRetentionMs?: number;
+  /**
+   * Per client address (the socket's, `request.ip`): at most `perSecond` requests
+   * per second sustained, `burst` at once (token bucket); more get 429
+   * `rate-limited` with `Retry-After`. Default: no limit. Every endpoint counts.
+   */
+  readonly rateLimit?: RateLimit;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
   /**

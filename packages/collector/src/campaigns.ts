@@ -59,7 +59,7 @@ const CAMPAIGN_BODY = {
   ...ROUND_BODY,
   properties: {
     ...ROUND_BODY.properties,
-    roundEvery: { type: ["string", "integer"], maxLength: 16 },
+    roundEvery: { anyOf: [{ type: "string", maxLength: 16 }, { type: "integer" }] },
     instantEps: { type: "number", exclusiveMinimum: 0, maximum: 20 },
   },
 } as const;

@@ -36,6 +36,7 @@ export { GroupCommit } from "./group-commit.js";
 export { openStorage, type StorageLocation } from "./open-storage.js";
 export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
 export { queryAttributes } from "./query-attributes.js";
+export { parseRateLimit, type RateLimit, RateLimiter } from "./rate-limit.js";
 export { viewOracles } from "./round-runtime.js";
 export { createCollector } from "./server.js";
 export {

@@ -22,6 +22,7 @@ import {
 } from "./errors.js";
 import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
+import { RateLimiter } from "./rate-limit.js";
 import {
   MARGINALS_QUERY,
   PLAN_ROUTE,
@@ -71,7 +72,8 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
  *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
  *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
- * - `GET /healthz`: 200 `{status: "ok", storage, refused}` when the database answers
+ * - `GET /healthz`: 200 `{status: "ok", storage, refused}` (`refused`: requests refused
+ *   since start, by reason: `rate-limited`, `schema`, `not-found`, ...) when the database answers
  *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
  *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
  * While the database is away (a storage call failed with `StorageError`: PostgreSQL
@@ -80,6 +82,9 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * `storage-unavailable` with `Retry-After`, nothing is acknowledged, and the
  * collector resumes by itself once a storage call succeeds again; one log line
  * marks each change (`log`, default stderr) and `refused` counts those answers.
+ * Rate limit (`rateLimit`, default none): per client address, a token bucket over
+ * every endpoint; a request finding it empty gets 429 `rate-limited` with
+ * `Retry-After`, before its body is read.
  * CORS (`allowOrigins`, default none): only the plan and report endpoints answer
  * a preflight (`OPTIONS`, 204) and carry `Access-Control-Allow-Origin: <origin>`,
  * for exactly the allowed origins (never `*`); every other preflight is refused
@@ -139,8 +144,11 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     if (verdict === "wrong") reject(403, "wrong-token", "the bearer token is not the admin token");
   };
 
+  // Refused requests since start, by reason (storage-unavailable is counted by `health`).
+  const refusals = new Map<string, number>();
   const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
     const body: ErrorBody = { statusCode, reason, message };
+    if (reason !== "storage-unavailable") refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
     if (statusCode === 401) reply.header("www-authenticate", "Bearer");
     if (statusCode === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return reply.code(statusCode).type("application/json").send(body);
@@ -170,7 +178,12 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         request.log.error(error);
       }
       // A refused report batch counts toward its round's rejections (when the round exists).
-      if (statusCode >= 400 && statusCode < 500 && request.routeOptions.url === REPORTS_ROUTE) {
+      if (
+        statusCode >= 400 &&
+        statusCode < 500 &&
+        statusCode !== 429 &&
+        request.routeOptions.url === REPORTS_ROUTE
+      ) {
         const id = (request.params as Partial<RoundParams>).id;
         if (isReportId(id) && statusCode !== 404) {
           try {
@@ -189,6 +202,26 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
 
   app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
 
+  // Per-address rate limit (off unless options.rateLimit): before anything else, so a
+  // refused request costs no body parsing and no database work.
+  if (options.rateLimit !== undefined) {
+    const limiter = new RateLimiter(options.rateLimit);
+    const prune = setInterval(() => limiter.prune(), 10_000);
+    prune.unref();
+    app.addHook("onClose", async () => clearInterval(prune));
+    app.addHook("onRequest", async (request, reply) => {
+      const wait = limiter.take(request.ip);
+      if (wait === 0) return;
+      // A page on an allowed origin must be able to read the 429 of a browser endpoint.
+      const route = request.routeOptions.url;
+      if (request.method !== "OPTIONS" && (route === PLAN_ROUTE || route === REPORTS_ROUTE))
+        await cors.decorate(request, reply);
+      reply.header("retry-after", String(wait));
+      await send(reply, 429, "rate-limited", `too many requests from this address; retry after ${wait} s`);
+      return reply;
+    });
+  }
+
   // Preflights: the two browser endpoints answer allowed origins; everything else is refused.
   const refusePreflight = (reply: FastifyReply) =>
     send(
@@ -205,6 +238,10 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   );
   app.options("*", (_request, reply) => refusePreflight(reply));
 
+  const refusedByReason = () => ({
+    ...Object.fromEntries([...refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
+    "storage-unavailable": health.refused,
+  });
   app.get("/healthz", async (_request, reply) => {
     try {
       await storage.ping();
@@ -220,10 +257,10 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
           status: "unavailable",
           storage: "unavailable",
           backend: storage.backend,
-          refused: { "storage-unavailable": health.refused },
+          refused: refusedByReason(),
         });
     }
-    return { status: "ok", storage: storage.backend, refused: { "storage-unavailable": health.refused } };
+    return { status: "ok", storage: storage.backend, refused: refusedByReason() };
   });
 
   app.post<{ Body: RoundRequest }>(

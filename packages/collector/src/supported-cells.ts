@@ -5,7 +5,7 @@ import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
  * value itself for a GRR report (a number), the set bits of a bitset report (a
  * Uint32Array, OUE/SUE). Any other report shape falls back to asking the oracle
  * for every cell. A report supports x when it counts toward C(x)
- * (ALGORITHMS.md §2), so counting rows (view, x) in SQL gives C(x).
+ * (../../../docs/algorithms.md#frequency-oracles), so counting rows (view, x) in SQL gives C(x).
  * O(1) for GRR, O(words + set bits) for bitsets, O(D) otherwise.
  */
 export function supportedCells(oracle: FrequencyOracle, report: unknown): number[] {

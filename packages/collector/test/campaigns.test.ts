@@ -2,7 +2,9 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { CalmAggregator, estimateCalm } from "@calm-ldp/calm-core";
 import {
+  CollectorResponseError,
   createReporter,
+  fetchCampaignRound,
   memoryStorage,
   type Reporter,
   readPlan,
@@ -62,11 +64,19 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     const plan = readPlan(created.body.plan);
     expect(created.body).toMatchObject({ index: 0, roundEveryMs: null, instantEps: null });
 
-    // Clients find the open round (public endpoint, no token).
-    const current = await anonymous(`${url}/v1/campaigns/${campaign}/current`);
-    expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ campaign, round: created.body.round, index: 0, closesAt: null });
-    expect(readPlan(current.body.plan)).toEqual(plan);
+    // Clients find the open round (public endpoint, no token; the client's fetchCampaignRound).
+    const current = await fetchCampaignRound(url, campaign);
+    expect(current).toMatchObject({
+      campaign,
+      round: created.body.round,
+      index: 0,
+      closesAt: null,
+      instantEps: null,
+    });
+    expect(current.plan).toEqual(plan);
+    const missing = await fetchCampaignRound(url, "00000000-0000-4000-8000-000000000000").catch((e) => e);
+    expect(missing).toBeInstanceOf(CollectorResponseError);
+    expect(missing).toMatchObject({ status: 404, reason: "campaign-not-found" });
 
     const users = 1500;
     const rng = seededRng(15);
@@ -198,6 +208,10 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     expect(await anonymous(`${url}/v1/campaigns/${campaign}/current`)).toMatchObject({
       status: 404,
       body: { reason: "no-open-round" },
+    });
+    expect(await fetchCampaignRound(url, campaign).catch((e) => e)).toMatchObject({
+      status: 404,
+      reason: "no-open-round",
     });
   }, 120_000);
 

@@ -5,7 +5,7 @@ import { sendReports } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStorage, simulateUsers } from "../src/index.js";
+import { openPostgresStorage, planRound, simulateUsers } from "../src/index.js";
 import {
   type CollectorProcess,
   call,
@@ -67,6 +67,37 @@ describe.skipIf(server.unavailable !== undefined)(
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await admin.end();
+    });
+
+    it("group commit: batches submitted together share one transaction; an id in two of them is stored once", async () => {
+      const storage = await openPostgresStorage(testUrl);
+      try {
+        const records = mixedRecords(10, 1);
+        const plan = planRound(roundBody(records, 1, 2, 10_000) as never);
+        const round = await storage.createRound(plan);
+        const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+        const report = (i: number) => ({ id: id(i), view: 0, cells: [i % 2] });
+        // One tick: one group. Report 2 is in both batches, report 3 twice in the second.
+        const results = await Promise.all([
+          storage.storeReports(round, [report(1), report(2)]),
+          storage.storeReports(round, [report(2), report(3), report(3)]),
+        ]);
+        expect(results).toEqual([
+          { stored: 2, duplicates: 0 },
+          { stored: 1, duplicates: 2 },
+        ]);
+        // Again later (another group): all duplicates.
+        expect(await storage.storeReports(round, [report(3), report(1)])).toEqual({
+          stored: 0,
+          duplicates: 2,
+        });
+        const counts = await storage.counts(round);
+        expect(counts).toMatchObject({ accepted: 3, duplicates: 4 });
+        const support = await storage.supportCounts(round);
+        expect(Array.from(support.support[0]!).slice(0, 2)).toEqual([1, 2]);
+      } finally {
+        await storage.close();
+      }
     });
 
     it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {

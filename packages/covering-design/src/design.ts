@@ -402,7 +402,7 @@ export function coveringDesign(
 
 /**
  * The number of blocks of {@link coveringDesign}(v, k, t, options): the
- * `CoverDesign(d, k, l)` of CALM's Algorithm 1 (ALGORITHMS.md §3.1), here with
+ * `CoverDesign(d, k, l)` of CALM's Algorithm 1 (../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views), here with
  * v = d attributes, block size k = l and strength t = the query size. Same method,
  * cache and determinism; the blocks are not copied (and, beyond the search limit,
  * not even built). First call: up to the construction and annealing time; cached calls O(1).

@@ -31,6 +31,12 @@ export interface ExperimentConfig {
   readonly path?: PopulationPath;
   /** Per-method options (e.g. `{ calm: { theta: 0.002 } }`). */
   readonly methodOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * Confidence level in (0, 1): also ask every query for an interval, for the
+   * methods that have them (baselines' `INTERVAL_METHODS`), and record coverage
+   * and mean width. Absent: no intervals.
+   */
+  readonly interval?: number;
 }
 
 /** The result of one method at one eps in one repetition. */
@@ -46,6 +52,14 @@ export interface MethodRun {
   readonly seconds: number;
   /** Set when the method refused or failed at this setting (sse/tvd are NaN then). */
   readonly error?: string;
+  /**
+   * With `config.interval`, for a method with intervals: the fraction of (query
+   * cell) pairs whose true fraction lies in [lower, upper], the mean width, and
+   * the seconds the interval queries took (not in `seconds`).
+   */
+  readonly coverage?: number;
+  readonly width?: number;
+  readonly intervalSeconds?: number;
   /** Method-specific facts worth keeping (CALM's l and m, ...). */
   readonly details?: Readonly<Record<string, unknown>>;
 }
@@ -65,6 +79,9 @@ export interface SummaryRow {
   /** Repetitions that failed or refused, with the first error. */
   readonly failures: number;
   readonly error?: string;
+  /** With `config.interval`: mean coverage and mean interval width over the repetitions (methods with intervals). */
+  readonly coverage?: number;
+  readonly width?: number;
 }
 
 /** A finished experiment. */

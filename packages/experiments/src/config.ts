@@ -31,5 +31,7 @@ export function validateConfig(config: ExperimentConfig, knownMethods?: readonly
     invalid(where, 'path must be "counts" or "per-user"', config.path);
   if (config.c !== undefined && !(Number.isInteger(config.c) && config.c >= 2))
     invalid(where, "c must be an integer >= 2", config.c);
+  if (config.interval !== undefined && !(config.interval > 0 && config.interval < 1))
+    invalid(where, "interval must be a confidence level in (0, 1)", config.interval);
   return config;
 }

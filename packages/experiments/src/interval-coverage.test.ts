@@ -81,5 +81,6 @@ describe("CALM interval coverage (analytic path, covering plans)", () => {
         expect(result.worstCell).toBeGreaterThan(0.85);
       }
     },
+    300_000,
   );
 });

@@ -1,4 +1,4 @@
-import { reportStreamId } from "@calm-ldp/baselines";
+import { queryInterval, reportStreamId } from "@calm-ldp/baselines";
 import {
   allQueries,
   contingencyTable,
@@ -74,14 +74,20 @@ export function runRepetition(
           tvdSum += tvd(answer, truths[i]!.cells);
         });
         const details = planDetails(plan as unknown as Record<string, unknown>);
+        const seconds = (now() - start) / 1000;
+        const intervals =
+          config.interval === undefined
+            ? undefined
+            : intervalCoverage(id, synopsis, queries, truths, config.interval, now);
         run = {
           method: id,
           eps,
           rep,
           sse: sseSum / queries.length,
           tvd: tvdSum / queries.length,
-          seconds: (now() - start) / 1000,
+          seconds,
           ...(details ? { details } : {}),
+          ...(intervals ?? {}),
         };
       } catch (error) {
         const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -100,6 +106,40 @@ export function runRepetition(
     });
   });
   return runs;
+}
+
+/**
+ * Coverage of a method's intervals on the repetition's queries: the fraction of
+ * (query, cell) pairs whose true fraction (the sample's exact marginal) lies in
+ * [lower, upper], and the mean width; undefined for a method without intervals.
+ * Cost: the method's interval queries.
+ */
+function intervalCoverage(
+  id: string,
+  synopsis: Parameters<typeof queryInterval>[1],
+  queries: readonly (readonly number[])[],
+  truths: readonly MarginalTable[],
+  level: number,
+  now: () => number,
+): { coverage: number; width: number; intervalSeconds: number } | undefined {
+  const start = now();
+  let covered = 0;
+  let pairs = 0;
+  let width = 0;
+  for (let i = 0; i < queries.length; i++) {
+    const answer = queryInterval(id, synopsis, queries[i]!, { interval: level });
+    if (answer === undefined) return undefined;
+    const truth = truths[i]!.cells;
+    let total = 0;
+    for (const x of truth) total += x;
+    truth.forEach((x, a) => {
+      const f = x / total;
+      pairs++;
+      width += answer.upper[a]! - answer.lower[a]!;
+      if (f >= answer.lower[a]! && f <= answer.upper[a]!) covered++;
+    });
+  }
+  return { coverage: covered / pairs, width: width / pairs, intervalSeconds: (now() - start) / 1000 };
 }
 
 /** The plan facts worth recording (CALM's l and m, a method's group count). */

@@ -26,6 +26,14 @@ export function summarize(runs: readonly MethodRun[]): SummaryRow[] {
     const [sseMean, sseStd] = meanAndStd(ok.map((run) => run.sse));
     const [tvdMean, tvdStd] = meanAndStd(ok.map((run) => run.tvd));
     const failed = list.find((run) => run.error !== undefined);
+    const withIntervals = ok.filter((run) => run.coverage !== undefined);
+    const intervals =
+      withIntervals.length > 0
+        ? {
+            coverage: meanAndStd(withIntervals.map((run) => run.coverage!))[0],
+            width: meanAndStd(withIntervals.map((run) => run.width!))[0],
+          }
+        : {};
     return {
       method: list[0]!.method,
       eps: list[0]!.eps,
@@ -37,6 +45,7 @@ export function summarize(runs: readonly MethodRun[]): SummaryRow[] {
       reps: ok.length,
       failures: list.length - ok.length,
       ...(failed ? { error: failed.error } : {}),
+      ...intervals,
     };
   });
 }

@@ -8,7 +8,7 @@ import { unaryCore } from "./unary.js";
 /**
  * Which mechanism the adaptive oracle runs: GRR when `D - 2 < 3 e^eps` (then
  * GRR's variance (D - 2 + e^eps)/(e^eps - 1)^2 is below OUE's 4 e^eps/(e^eps - 1)^2),
- * otherwise OUE (CALM, CCS 2018; ALGORITHMS.md §2). O(1).
+ * otherwise OUE (CALM, CCS 2018; ../../../docs/algorithms.md#frequency-oracles). O(1).
  */
 export function adaptiveMechanism(eps: number, domain: number): "grr" | "oue" {
   return domain - 2 < 3 * Math.exp(eps) ? "grr" : "oue";

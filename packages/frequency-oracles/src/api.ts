@@ -115,7 +115,7 @@ export type PrivacyLaw = CategoricalLaw | IndependentBitsLaw | PublicSeedLaw | M
  * rng, validation, count-level simulation). Every oracle here is a *support*
  * oracle: a report supports some values, `C(x)` counts the reports that support
  * x, and `Pr[report supports x] = p` if the user's value is x, `q` otherwise, so
- * `(C(x)/N - q) / (p - q)` is unbiased (ALGORITHMS.md §2).
+ * `(C(x)/N - q) / (p - q)` is unbiased (../../../docs/algorithms.md#frequency-oracles).
  */
 export interface OracleCore<Report> {
   /** Registry name and wire id: 1..32 characters of [a-z0-9-]. */
@@ -215,7 +215,7 @@ export interface FrequencyOracle<Report = unknown> {
   estimate(counts: ArrayLike<number>, reports: number, out?: Float64Array): Float64Array;
   /**
    * Variance of one cell's estimate from n reports. Without `f`: the table value
-   * of ALGORITHMS.md §2, `q(1-q) / (n (p-q)^2)` (the f-free approximation); with
+   * of ../../../docs/algorithms.md#frequency-oracles, `q(1-q) / (n (p-q)^2)` (the f-free approximation); with
    * the cell's true fraction `f`: the exact `(f p(1-p) + (1-f) q(1-q)) / (n (p-q)^2)`
    * for n users of whom n f hold x.
    */

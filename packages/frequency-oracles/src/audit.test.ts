@@ -15,7 +15,7 @@ import { createOracle, ORACLE_NAMES } from "./registry.js";
  * probability 1/2 *without resetting it* (an OR instead of an assignment). The
  * true bit is then 1 with probability (1 + q)/2, not 1/2; the worst output (a's bit
  * 1, b's bit 0) has ratio ((1+q)/2 / q) * ((1-q) / ((1-q)/2)), so at eps = 1 the
- * achieved eps is 1.551 (ALGORITHMS.md §2: the historical Python bug). Lives in
+ * achieved eps is 1.551 (../../../docs/algorithms.md#frequency-oracles: the historical Python bug). Lives in
  * this test file only, never in the package.
  */
 function brokenUnaryEncoding(eps: number, domain: number): FrequencyOracle<Uint32Array> {

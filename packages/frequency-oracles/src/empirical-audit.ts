@@ -4,7 +4,7 @@ import { clopperPearsonLower, clopperPearsonUpper } from "./clopper-pearson.js";
 import { fail } from "./errors.js";
 
 /**
- * Empirical privacy audit of the sampler that really runs (ALGORITHMS.md §2):
+ * Empirical privacy audit of the sampler that really runs (../../../docs/algorithms.md#frequency-oracles):
  * perturb input a and input b many times through `perturbBatch` with the given
  * (default: cryptographic) random source, and lower-bound the eps the sampler
  * achieves.

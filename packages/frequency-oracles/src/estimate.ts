@@ -1,7 +1,7 @@
 import { fail } from "./errors.js";
 
 /**
- * Unbiased frequency estimate of a support oracle (ALGORITHMS.md §2):
+ * Unbiased frequency estimate of a support oracle (../../../docs/algorithms.md#frequency-oracles):
  * `f(x) = (C(x)/N - q) / (p - q)` for every x, where `C(x)` counts the reports
  * supporting x, N is the number of reports, p = Pr[support x | value x] and
  * q = Pr[support x | other value]. Fractions (not counts); may be negative. O(D).
@@ -24,7 +24,7 @@ export function supportEstimate(
 
 /**
  * Variance of one cell's estimate from n reports of a support oracle
- * (ALGORITHMS.md §2). Without f, the f-free table value `q(1-q) / (n (p-q)^2)`;
+ * (../../../docs/algorithms.md#frequency-oracles). Without f, the f-free table value `q(1-q) / (n (p-q)^2)`;
  * with the cell's true fraction f, the exact variance for n users of whom n f hold
  * x: `C(x)` is then a sum of independent Bernoullis, `Binomial(n f, p) +
  * Binomial(n (1-f), q)`, so Var = `(f p(1-p) + (1-f) q(1-q)) / (n (p-q)^2)`.

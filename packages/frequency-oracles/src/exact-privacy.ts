@@ -6,7 +6,7 @@ export const EXACT_PRIVACY_TOLERANCE = 1e-9;
 
 /**
  * The exact worst log-ratio `max over inputs v1, v2 and outputs y of
- * ln(Pr[y | v1] / Pr[y | v2])` of an oracle's output law (ALGORITHMS.md §2,
+ * ln(Pr[y | v1] / Pr[y | v2])` of an oracle's output law (../../../docs/algorithms.md#frequency-oracles,
  * "exactly, for small domains"): the oracle is eps-LDP iff this is <= eps
  * (checked to EXACT_PRIVACY_TOLERANCE). Also verifies that every input's output
  * law sums to 1 (throws otherwise). By law kind:

@@ -13,7 +13,7 @@ import { createSue } from "./sue.js";
 
 const relative = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
 
-describe("p, q and the f-free variance match ALGORITHMS.md §2", () => {
+describe("p, q and the f-free variance match ../../../docs/algorithms.md#frequency-oracles", () => {
   const n = 10_000;
   for (const eps of [0.2, 1, 2.5]) {
     const e = Math.exp(eps);

@@ -6,8 +6,7 @@ import { checkDomain, checkEps } from "./params.js";
 import { boundedFromWord, rejectionCount, WordBuffer } from "./words.js";
 
 /**
- * Generalized randomized response (GRR; "direct encoding", "PS"), ALGORITHMS.md
- * §2: report the true value with probability p = e^eps / (e^eps + D - 1), else a
+ * Generalized randomized response (GRR; "direct encoding", "PS"), ../../../docs/algorithms.md#frequency-oracles: report the true value with probability p = e^eps / (e^eps + D - 1), else a
  * uniformly chosen *other* value (each with q = 1 / (e^eps + D - 1)). Report: the
  * value (a number; one word packed). Variance `(D - 2 + e^eps) / (n (e^eps - 1)^2)`.
  * Client O(1) per user (two words: an exact Bernoulli threshold, then an unbiased
@@ -73,7 +72,8 @@ export function grrCore(
      * (p - q + D q = 1, and (p - q) + q = p on x): so t_x ~ Binomial(N_x, p - q)
      * users report their value and the remaining N - sum t_x spread uniformly
      * (a multinomial by conditional binomials). Same joint distribution as the
-     * per-user path, with far fewer draws than ALGORITHMS.md §2's spread over D-1.
+     * per-user path, with far fewer draws than spreading each value's
+     * changed reports over the D - 1 others.
      */
     simulateCounts(trueCounts: ArrayLike<number>, rng: Rng, out: Float64Array): void {
       let uniform = 0;

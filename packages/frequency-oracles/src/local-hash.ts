@@ -11,7 +11,7 @@ const FLUSH_EVERY = 2 ** 30;
 
 /**
  * @internal The local-hashing core (OLH, BLH; Wang et al., USENIX Security 2017),
- * ALGORITHMS.md §2: the client draws a uniform 32-bit seed s (the hash h_s of
+ * ../../../docs/algorithms.md#frequency-oracles: the client draws a uniform 32-bit seed s (the hash h_s of
  * hash.ts), then reports (s, y) with y = GRR over [g] of h_s(v): y = h_s(v) with
  * p = e^eps / (e^eps + g - 1), else a uniform other bucket. A report supports x
  * when h_s(x) = y: Pr = p for x = v and 1/g otherwise (for an ideal hash), so

@@ -8,8 +8,7 @@ import { checkDomain, checkEps, checkInteger } from "./params.js";
 export const MAX_HASH_RANGE = 2 ** 20;
 
 /**
- * Optimized local hashing (OLH; Wang et al., USENIX Security 2017), ALGORITHMS.md
- * §2: hash the value with a per-user seeded hash into g = round(e^eps) + 1 buckets
+ * Optimized local hashing (OLH; Wang et al., USENIX Security 2017), ../../../docs/algorithms.md#frequency-oracles: hash the value with a per-user seeded hash into g = round(e^eps) + 1 buckets
  * (capped at 2^20), report (seed, GRR over [g] of the bucket). Variance
  * `q(1-q) / (n (p - q)^2)` with p = e^eps/(e^eps + g - 1), q = 1/g, about
  * `4 e^eps / (n (e^eps - 1)^2)`. Client O(1) per user; server O(D) per report.

@@ -5,8 +5,7 @@ import { checkDomain, checkEps } from "./params.js";
 import { unaryCore } from "./unary.js";
 
 /**
- * Optimized unary encoding (OUE; Wang et al., USENIX Security 2017), ALGORITHMS.md
- * §2: the one-hot vector of the value, its 1 kept with p = 1/2, every 0 set with
+ * Optimized unary encoding (OUE; Wang et al., USENIX Security 2017), ../../../docs/algorithms.md#frequency-oracles: the one-hot vector of the value, its 1 kept with p = 1/2, every 0 set with
  * q = 1 / (e^eps + 1). Report: a bitset of ceil(D/32) words. Variance
  * `4 e^eps / (n (e^eps - 1)^2)`, independent of D. Client O(D) per user
  * (ceil(D/2) random words), server O(set bits) per report, estimate O(D).

@@ -5,7 +5,7 @@ import { grrCore } from "./grr.js";
 
 /**
  * Binary randomized response (Warner): keep the bit with probability
- * e^eps / (1 + e^eps), else flip it. GRR with D = 2 (ALGORITHMS.md §2, row RR);
+ * e^eps / (1 + e^eps), else flip it. GRR with D = 2 (../../../docs/algorithms.md#frequency-oracles, row RR);
  * `domain` may be omitted and must be 2 when given. Variance
  * `e^eps / (n (e^eps - 1)^2)`. O(1) per user and per report.
  */

@@ -5,7 +5,7 @@ import { binomial, type Rng } from "@calm-ldp/random";
  * Binomial(N - N_x, q)`, drawn independently per cell. Each cell has exactly the
  * per-user distribution (reports are independent, each supports x with
  * probability p or q); cross-cell dependence is not reproduced. Exact and joint
- * for unary encodings, whose bits are independent (ALGORITHMS.md §2, OUE).
+ * for unary encodings, whose bits are independent (../../../docs/algorithms.md#frequency-oracles, OUE).
  * O(D) binomial draws, each O(1) expected.
  */
 export function simulateSupportPerCell(

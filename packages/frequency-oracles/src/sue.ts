@@ -5,7 +5,7 @@ import { checkDomain, checkEps } from "./params.js";
 import { unaryCore } from "./unary.js";
 
 /**
- * Symmetric unary encoding (SUE; basic one-time RAPPOR, "PRR"), ALGORITHMS.md §2:
+ * Symmetric unary encoding (SUE; basic one-time RAPPOR, "PRR"), ../../../docs/algorithms.md#frequency-oracles:
  * every bit of the one-hot vector goes through randomized response with eps/2, so
  * p = e^(eps/2) / (e^(eps/2) + 1) and q = 1 - p. Report: a bitset of ceil(D/32)
  * words. Variance `e^(eps/2) / (n (e^(eps/2) - 1)^2)`. Client O(D) per user,

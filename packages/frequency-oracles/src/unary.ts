@@ -105,7 +105,7 @@ export function unaryCore(
       accumulateBitsets(words, count, stride, tally);
     },
 
-    /** Joint and exact: bits are independent, so C(x) = Binomial(N_x, p) + Binomial(N - N_x, q) independently (ALGORITHMS.md §2). */
+    /** Joint and exact: bits are independent, so C(x) = Binomial(N_x, p) + Binomial(N - N_x, q) independently (../../../docs/algorithms.md#frequency-oracles). */
     simulateCounts(trueCounts: ArrayLike<number>, rng: Rng, out: Float64Array): void {
       let total = 0;
       for (let x = 0; x < domain; x++) total += trueCounts[x]!;

@@ -4,7 +4,7 @@ import { fail } from "./errors.js";
 
 /**
  * `|T| = sum_{w=1..k} C(d, w)`: the number of Hadamard coefficients `alpha` with
- * `1 <= |alpha| <= k` out of `d` bits (ALGORITHMS.md §4, the set InpHT samples
+ * `1 <= |alpha| <= k` out of `d` bits (../../../docs/algorithms.md#hadamard-methods, the set InpHT samples
  * from). O(k).
  */
 export function coefficientCount(d: number, k: number): number {

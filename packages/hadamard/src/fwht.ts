@@ -7,7 +7,7 @@ const BLOCK = 1 << 11;
 /**
  * In-place fast Walsh-Hadamard transform of `data` (length D = 2^m, m >= 0):
  * `data <- s * H data` with `H[a][j] = (-1)^{popcount(a & j)}` (Sylvester order,
- * the index bits are the coordinates), the form ALGORITHMS.md §4 uses:
+ * the index bits are the coordinates), the form ../../../docs/algorithms.md#hadamard-methods uses:
  * transforming a distribution `p` over `{0,1}^d` gives `theta_alpha = (H p)[alpha]`.
  *
  * Scaling `s` (option `scaling`): `"none"` (default, unnormalised: `s = 1`),

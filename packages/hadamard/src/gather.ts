@@ -39,7 +39,7 @@ export function gatherCoefficients(
  * coefficient estimates: {@link gatherCoefficients} then
  * {@link marginalFromCoefficients}, i.e.
  * `M_beta[gamma] = 2^-k (1 + sum_{∅ ≠ alpha ⊆ beta} (-1)^{|gamma ∧ alpha|} theta_alpha)`
- * (ALGORITHMS.md §4). Cells sum to 1 exactly; they can be negative. O(k 2^k).
+ * (../../../docs/algorithms.md#hadamard-methods). Cells sum to 1 exactly; they can be negative. O(k 2^k).
  */
 export function marginalFromRankedCoefficients(
   ranked: ArrayLike<number>,

@@ -18,7 +18,7 @@ function recordOf(j: number, d: number): number[] {
   return Array.from({ length: d }, (_, a) => (j >>> (d - 1 - a)) & 1);
 }
 
-/** theta_alpha = E[(-1)^{|j ∧ alpha|}] by the definition (ALGORITHMS.md §4), straight from the records. */
+/** theta_alpha = E[(-1)^{|j ∧ alpha|}] by the definition (../../../docs/algorithms.md#hadamard-methods), straight from the records. */
 function thetaByDefinition(table: Float64Array, d: number, alpha: number[]): number {
   let sum = 0;
   for (let j = 0; j < table.length; j++) sum += hadamardSign(recordOf(j, d), alpha) * table[j]!;
@@ -78,7 +78,7 @@ describe("coefficients of a marginal", () => {
     }
   });
 
-  it("marginalFromCoefficients is the ALGORITHMS.md §4 formula and inverts coefficientsFromMarginal", () => {
+  it("marginalFromCoefficients is the ../../../docs/algorithms.md#hadamard-methods formula and inverts coefficientsFromMarginal", () => {
     const k = 4;
     const theta = testValues(11, 2 ** k);
     const marginal = marginalFromCoefficients(theta);

@@ -15,7 +15,7 @@ function prepare(where: string, input: ArrayLike<number>, out: Float64Array | un
 /**
  * The 2^k Hadamard coefficients of a k-way binary marginal over `beta`:
  * `theta_alpha = sum_gamma (-1)^{|gamma ∧ alpha|} M_beta[gamma]` for every
- * `alpha ⊆ beta` (ALGORITHMS.md §4). Both vectors use the local table order: bit
+ * `alpha ⊆ beta` (../../../docs/algorithms.md#hadamard-methods). Both vectors use the local table order: bit
  * `k - 1 - i` of a cell or coefficient index stands for `beta[i]` (first attribute
  * most significant), so `theta[0]` is the table's total (1 for fractions).
  * Unnormalised FWHT: O(k 2^k). Writes into `out` when given (may be `marginal`).
@@ -25,7 +25,7 @@ export function coefficientsFromMarginal(marginal: ArrayLike<number>, out?: Floa
 }
 
 /**
- * The k-way marginal from its 2^k coefficients, the formula of ALGORITHMS.md §4:
+ * The k-way marginal from its 2^k coefficients, the formula of ../../../docs/algorithms.md#hadamard-methods:
  * `M_beta[gamma] = 2^-k sum_{alpha ⊆ beta} (-1)^{|gamma ∧ alpha|} theta_alpha`
  * (the inverse of {@link coefficientsFromMarginal}; same local order). Estimated
  * coefficients give cells that can be negative. O(k 2^k). Writes into `out` when

@@ -3,7 +3,7 @@ import { fail } from "./errors.js";
 /**
  * The Hadamard character of a binary record at `alpha`: `(-1)^{|j ∧ alpha|}` =
  * `(-1)^{sum_{a in alpha} record[a]}`, the value an InpHT client perturbs
- * (ALGORITHMS.md §4). `record[a]` must be 0 or 1. O(|alpha|).
+ * (../../../docs/algorithms.md#hadamard-methods). `record[a]` must be 0 or 1. O(|alpha|).
  */
 export function hadamardSign(record: ArrayLike<number>, alpha: ArrayLike<number>): 1 | -1 {
   let parity = 0;

@@ -4,7 +4,7 @@ import { marginalizeBinary } from "./marginalize.js";
 /**
  * The 2^k Hadamard coefficients `theta_alpha`, `alpha ⊆ beta`, of a full binary
  * table over `d` attributes (a distribution over {0,1}^d gives
- * `theta_alpha = E[(-1)^{|j ∧ alpha|}]`, ALGORITHMS.md §4). Indexed in the local
+ * `theta_alpha = E[(-1)^{|j ∧ alpha|}]`, ../../../docs/algorithms.md#hadamard-methods). Indexed in the local
  * order of {@link coefficientsFromMarginal} (bit `k - 1 - i` stands for `beta[i]`).
  * Marginalise, then transform: O(2^d + k 2^k), instead of O(d 2^d) for the whole
  * table's FWHT. Writes into `out` (length 2^|beta|) when given.

@@ -149,7 +149,7 @@ export interface DecodedTable {
 }
 
 /**
- * How `makeConsistent` computes the §3.2 step: `"steps"` runs the ordered loop
+ * How `makeConsistent` computes the consistency step (../../../docs/algorithms.md#consistency): `"steps"` runs the ordered loop
  * over the intersection closure literally; `"components"` (default) computes the
  * same result in interaction coordinates, much faster.
  */
@@ -161,7 +161,7 @@ export interface ConsistencyOptions {
 }
 
 /**
- * Non-negativity methods of ALGORITHMS.md §3.3; every one keeps the table total.
+ * Non-negativity methods of ../../../docs/algorithms.md#non-negativity; every one keeps the table total.
  * - `ripple`: zero a negative cell, take its mass evenly out of its neighbours; repeat.
  * - `norm-sub`: subtract one constant from every cell and clip at 0 so the total is kept.
  * - `norm-cut`: zero negative cells, remove the same mass from the smallest positive cells upward.
@@ -188,7 +188,7 @@ export interface NonNegativityOptions extends RippleOptions {
   readonly method?: NonNegativityMethod;
 }
 
-/** Options of `postProcessViews` (alternating consistency and non-negativity, §3.3). */
+/** Options of `postProcessViews` (alternating consistency and non-negativity, ../../../docs/algorithms.md#non-negativity). */
 export interface PostProcessOptions extends NonNegativityOptions {
   /** How the consistency step is computed (default "components"; same result as "steps"). */
   readonly consistency?: ConsistencyMethod;

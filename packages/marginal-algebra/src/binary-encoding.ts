@@ -11,7 +11,7 @@ function bitsFor(c: number): number {
 }
 
 /**
- * The binary encoding of a schema (ALGORITHMS.md §4: non-binary data for the binary
+ * The binary encoding of a schema (../../../docs/algorithms.md#hadamard-methods: non-binary data for the binary
  * methods): attribute i becomes `ceil(log2 c_i)` binary attributes named
  * `<name>.bit<p>` (p = power of two, most significant first). Binary attributes
  * map to themselves. O(d + total bits).

@@ -21,7 +21,7 @@ export function cellCount(cardinalities: readonly number[]): number {
 
 /**
  * Mixed-radix cell index of `values` (one value per table attribute, in the
- * table's attribute order), first attribute most significant (ALGORITHMS.md §1):
+ * table's attribute order), first attribute most significant (../../../docs/algorithms.md#notation):
  * `((v_1 * c_2 + v_2) * c_3 + v_3) ...`. Throws on a value outside [0, c_i). O(k).
  */
 export function cellIndex(values: ArrayLike<number>, cardinalities: readonly number[]): number {

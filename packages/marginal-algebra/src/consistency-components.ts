@@ -187,7 +187,7 @@ function inverse(cells: Float64Array, cardinalities: readonly number[], strides:
 }
 
 /**
- * @internal Plan the fast form of the §3.2 consistency step: one block of slots
+ * @internal Plan the fast form of the consistency step (../../../docs/algorithms.md#consistency): one block of slots
  * per attribute set beta that is a subset of two or more views, shared by all of
  * them. O(sum_V 2^|V| + sum_V |V|).
  */
@@ -272,7 +272,7 @@ export function componentPlan(views: readonly MarginalTable[], where: string): C
  *
  * Why this equals the step-by-step procedure: take the per-axis sum/deviation
  * transform above. A view's coefficients with support exactly beta are a fixed
- * linear function of the beta-interaction of its marginal over beta. The §3.2 step
+ * linear function of the beta-interaction of its marginal over beta. The consistency step (../../../docs/algorithms.md#consistency)
  * for a set A adds to view i a function of u_A only, (T - T_i)/C_i; its
  * coefficients with support beta ⊆ A are `avg_w(h_beta) - h_beta^i` (h = the
  * coefficients, w_i ∝ 1/C_i ∝ 1/|V_i|), zero for the beta already equalised at an

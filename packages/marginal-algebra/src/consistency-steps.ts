@@ -3,7 +3,7 @@ import { positionsIn } from "./attribute-set.js";
 import { cachedProjectionMap } from "./projection-map.js";
 import { checkViews } from "./view-check.js";
 
-/** @internal One step of §3.2: an attribute set and the views that contain it. */
+/** @internal One step of the consistency pass (../../../docs/algorithms.md#consistency): an attribute set and the views that contain it. */
 export interface ConsistencyStep {
   /** The attribute set A (ascending). */
   readonly attributes: readonly number[];

@@ -31,7 +31,7 @@ function randomSets(rng: Rng, count: number): number[][] {
   );
 }
 
-describe("makeConsistent (ALGORITHMS.md §3.2)", () => {
+describe("makeConsistent (../../../docs/algorithms.md#consistency)", () => {
   it.each(["components", "steps"] as const)(
     "%s: makes every pair of views agree on every shared subset to 1e-9, with equal totals",
     (method) => {

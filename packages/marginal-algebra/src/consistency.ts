@@ -5,7 +5,7 @@ import { fail } from "./errors.js";
 import { copyTable } from "./table.js";
 
 /**
- * Make overlapping views mutually consistent, exactly as ALGORITHMS.md §3.2 (CALM
+ * Make overlapping views mutually consistent, exactly as ../../../docs/algorithms.md#consistency (CALM
  * §4.4 and appendix A.3, after PriView): close the views' attribute sets under
  * intersection (with the empty set), and for each set A in that closure, smaller
  * sets first (a topological order of the subset relation), take the views V_1..V_s

@@ -23,7 +23,7 @@ function cellsOf(where: string, estimate: Cells, truth: Cells): [ArrayLike<numbe
 }
 
 /**
- * Sum of squared errors `sum_cells (T - M)^2` (CALM's metric, ALGORITHMS.md §1),
+ * Sum of squared errors `sum_cells (T - M)^2` (CALM's metric, ../../../docs/algorithms.md#notation),
  * in the tables' unit (use fractions to compare with the papers). Takes tables
  * (checked to be over the same attributes and unit) or bare cell arrays. O(cells).
  */
@@ -47,7 +47,7 @@ export function l1(estimate: Cells, truth: Cells): number {
 
 /**
  * Total variation distance `0.5 * sum_cells |T - M|` (Cormode et al.'s metric,
- * ALGORITHMS.md §1); in [0, 1] for two distributions. O(cells).
+ * ../../../docs/algorithms.md#notation); in [0, 1] for two distributions. O(cells).
  */
 export function tvd(estimate: Cells, truth: Cells): number {
   const [a, b] = cellsOf("tvd", estimate, truth);

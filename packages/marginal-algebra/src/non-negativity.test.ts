@@ -11,7 +11,7 @@ import { gaussian, randomDistribution } from "./test-support.js";
 
 const METHODS: NonNegativityMethod[] = ["ripple", "norm-sub", "norm-cut"];
 
-describe("non-negativity (ALGORITHMS.md §3.3)", () => {
+describe("non-negativity (../../../docs/algorithms.md#non-negativity)", () => {
   it("every method gives a non-negative table with the same total (property, noisy tables)", () => {
     fc.assert(
       fc.property(

@@ -32,7 +32,7 @@ export function nonNegativeCells(
 
 /**
  * Make one table non-negative with the chosen method (default
- * {@link DEFAULT_NON_NEGATIVITY}), keeping its total (ALGORITHMS.md §3.3). Returns a
+ * {@link DEFAULT_NON_NEGATIVITY}), keeping its total (../../../docs/algorithms.md#non-negativity). Returns a
  * new table. Cost: O(N) per iteration (few) for norm-sub, O(N log N) for norm-cut, O(steps * sum_j (c_j - 1)
  * + N) for ripple.
  */

@@ -63,7 +63,7 @@ export function normCutCells(cells: Float64Array, where = "normCut"): void {
 }
 
 /**
- * Norm-Cut (ALGORITHMS.md §3.3): zero the negative cells and remove the same mass
+ * Norm-Cut (../../../docs/algorithms.md#non-negativity): zero the negative cells and remove the same mass
  * from the smallest positive cells upward, so the total is kept and the large
  * cells are untouched. Returns a new table; the total must be >= 0. O(N log N).
  */

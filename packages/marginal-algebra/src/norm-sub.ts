@@ -67,7 +67,7 @@ export function normSubTableCells(cells: Float64Array, where = "normSub"): void 
 }
 
 /**
- * Norm-Sub (ALGORITHMS.md §3.3; Wang et al., "Locally differentially private
+ * Norm-Sub (../../../docs/algorithms.md#non-negativity; Wang et al., "Locally differentially private
  * frequency estimation with consistency", NDSS 2020): subtract one constant delta
  * from every cell and clip at 0, delta chosen so the total is kept
  * (`sum max(x_i - delta, 0) = total`). Returns a new table; a table without

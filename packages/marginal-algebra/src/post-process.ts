@@ -24,7 +24,7 @@ function negatives(cells: readonly Float64Array[], tolerance: number): { count: 
 }
 
 /**
- * Alternate consistency and non-negativity (ALGORITHMS.md §3.3, CALM §4.4): each
+ * Alternate consistency and non-negativity (../../../docs/algorithms.md#non-negativity, CALM §4.4): each
  * round runs the §3.2 consistency step on all views; if no cell is then below
  * `-tolerance * |view total|` the views are consistent and non-negative and the
  * loop stops; otherwise every view is made non-negative (the chosen method, total

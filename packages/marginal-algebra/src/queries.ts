@@ -4,8 +4,7 @@ import { fail } from "./errors.js";
 /**
  * `count` random k-way queries over `d` attributes: each an ascending k-subset of
  * [0, d), every k-subset equally likely (Floyd's sampler), drawn independently
- * (the same subset may come twice), as CALM's evaluation draws them (ALGORITHMS.md
- * §6). O(count k log k).
+ * (the same subset may come twice), as CALM's evaluation draws them (../../../docs/algorithms.md#evaluation). O(count k log k).
  */
 export function randomQueries(rng: Rng, d: number, k: number, count: number): number[][] {
   if (!Number.isInteger(d) || d < 1) fail("randomQueries", "d must be an integer >= 1", d);

@@ -89,7 +89,7 @@ export function rippleCells(
 }
 
 /**
- * Ripple non-negativity (ALGORITHMS.md §3.3; PriView's method, named in the CALM
+ * Ripple non-negativity (../../../docs/algorithms.md#non-negativity; PriView's method, named in the CALM
  * appendix A.3): a cell below `-threshold * |total|` is set to 0 and its negative
  * mass is taken out of its neighbours (cells differing in exactly one attribute
  * value), spread evenly; repeated until no cell is below the bound. The tiny

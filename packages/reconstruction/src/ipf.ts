@@ -33,7 +33,7 @@ function positionsIn(small: readonly number[], big: readonly number[]): number[]
 }
 
 /**
- * Iterative proportional fitting (ALGORITHMS.md §3.4; Deming and Stephan, 1940):
+ * Iterative proportional fitting (../../../docs/algorithms.md#answering-a-query; Deming and Stephan, 1940):
  * the table over `attributes` (ascending, with `cardinalities`) of maximum entropy
  * among those whose projections equal the constraint tables. Start uniform with
  * the constraints' mean total; a sweep takes each constraint S in turn, projects

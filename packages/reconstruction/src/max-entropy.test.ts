@@ -59,7 +59,7 @@ function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return worst;
 }
 
-describe("maxEntropy (ALGORITHMS.md §3.4)", () => {
+describe("maxEntropy (../../../docs/algorithms.md#answering-a-query)", () => {
   it("answers a covered query exactly by projection", () => {
     const joint = pairwiseModel([2, 3, 2, 2], 1);
     const views = [projectTable(joint, [0, 1, 2]), projectTable(joint, [2, 3])];

@@ -37,7 +37,7 @@ function addProjection(
 /**
  * The maximum-entropy estimate of the marginal over `attributes` (any order, any
  * cardinalities; the table is over them ascending) from a set of views
- * (ALGORITHMS.md §3.4; CALM §4, after PriView):
+ * (../../../docs/algorithms.md#answering-a-query; CALM §4, after PriView):
  * - if a view contains the query, its projection (the weighted mean, weights
  *   1/|V| as in the consistency step, when several do);
  * - otherwise the query's intersections with the views, keeping only the maximal

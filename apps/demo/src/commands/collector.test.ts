@@ -60,6 +60,9 @@ describe("calm-ldp collector", () => {
     await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--id-retention", "1 week"])).rejects.toThrow(
       /--id-retention must be a duration like 90s, 15m, 1h, 7d or 0 \(got "1 week"\)/,
     );
+    await expect(run(["serve", "--db", join(dir, "x.duckdb"), "--rate-limit", "lots"])).rejects.toThrow(
+      /collector serve: --rate-limit must be <requests-per-second>\[,<burst>\]/,
+    );
     await expect(run(["close", "--url", "http://127.0.0.1:9"])).rejects.toThrow(
       /collector close: --round is required/,
     );
@@ -145,6 +148,8 @@ describe("calm-ldp collector", () => {
         "http://localhost:5173",
         "--id-retention",
         "2h",
+        "--rate-limit",
+        "5000,10000",
         "--json",
       ],
       {
@@ -285,6 +290,7 @@ describe("calm-ldp collector", () => {
       stoppedBy: "SIGTERM",
       allowOrigins: ["http://localhost:5173"],
       idRetentionMs: 7_200_000,
+      rateLimit: { perSecond: 5000, burst: 10000 },
     });
   });
 });

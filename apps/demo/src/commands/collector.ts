@@ -4,6 +4,8 @@ import {
   fetchRoundPlan,
   openStorage,
   parseAllowedOrigins,
+  parseRateLimit,
+  type RateLimit,
   simulateUsers,
   startCollector,
 } from "@calm-ldp/collector";
@@ -12,10 +14,16 @@ import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { type Command, type CommandContext, UsageError } from "../cli-kit.js";
 import { loadPopulation } from "../harness/load.js";
+import {
+  type CampaignOptions,
+  createCampaign,
+  queryCampaign,
+  simulateCampaign,
+} from "./collector-campaign.js";
 
 /** The environment variable holding the admin bearer token. */
 export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
-const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close"] as const;
+const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 interface CollectorOptions {
@@ -27,6 +35,7 @@ interface CollectorOptions {
   "max-batch": number;
   "allow-origin"?: string;
   "id-retention": string;
+  "rate-limit"?: string;
   url?: string;
   round?: string;
   attrs?: string;
@@ -41,11 +50,29 @@ interface CollectorOptions {
   seed: number;
   "perturb-seed"?: number;
   "retry-for": number;
+  campaign?: string;
+  rounds: number;
+  "change-rate": number;
+  "round-every"?: string;
+  "instant-eps"?: number;
+  "max-eps"?: number;
+  from?: string;
+  to?: string;
 }
 
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
-  serve: ["db", "postgres", "clickhouse", "host", "port", "max-batch", "allow-origin", "id-retention"],
+  serve: [
+    "db",
+    "postgres",
+    "clickhouse",
+    "host",
+    "port",
+    "max-batch",
+    "allow-origin",
+    "id-retention",
+    "rate-limit",
+  ],
   simulate: [
     "url",
     "round",
@@ -60,10 +87,15 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "seed",
     "perturb-seed",
     "retry-for",
+    "campaign",
+    "rounds",
+    "change-rate",
+    "max-eps",
   ],
   status: ["url", "round"],
-  query: ["url", "round", "attrs"],
+  query: ["url", "round", "attrs", "campaign", "from", "to"],
   close: ["url", "round"],
+  campaign: ["url", "data", "n", "d", "k", "eps", "theta", "seed", "round-every", "instant-eps"],
 };
 
 function adminToken(subcommand: string): string {
@@ -139,6 +171,13 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
   const token = adminToken("serve");
   const allowOrigins = allowedOrigins(options["allow-origin"]);
   const idRetentionMs = parseDuration(options["id-retention"]);
+  let rateLimit: RateLimit | undefined;
+  try {
+    if (options["rate-limit"] !== undefined)
+      rateLimit = parseRateLimit(options["rate-limit"], "--rate-limit");
+  } catch (error) {
+    throw new UsageError(`collector serve: ${(error as Error).message}`);
+  }
   if (options.db !== undefined && options.postgres !== undefined)
     throw new UsageError("collector serve: give --db or --postgres, not both");
   if (options.clickhouse !== undefined && (options.db !== undefined || options.postgres !== undefined))
@@ -161,6 +200,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     log: context.log,
     allowOrigins,
     idRetentionMs,
+    ...(rateLimit !== undefined ? { rateLimit } : {}),
   });
   const started = Date.now();
   context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
@@ -181,6 +221,7 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
     ...(db !== undefined && !shared ? { db } : {}),
     allowOrigins,
     idRetentionMs,
+    rateLimit: rateLimit ?? null,
     stoppedBy: signal,
     seconds: (Date.now() - started) / 1000,
   };
@@ -202,7 +243,19 @@ async function loadRecords(options: CollectorOptions): Promise<RecordStore> {
 
 async function simulate(options: CollectorOptions, context: CommandContext): Promise<unknown> {
   const url = required("simulate", "url", options.url);
+  if (options.campaign !== undefined && options.round !== undefined)
+    throw new UsageError("collector simulate: give --campaign or --round, not both");
+  if (options.campaign === undefined && (options.rounds !== 1 || options["change-rate"] !== 0))
+    throw new UsageError("collector simulate: --rounds and --change-rate need --campaign");
   const records = await loadRecords(options);
+  if (options.campaign !== undefined)
+    return simulateCampaign(
+      { ...options, url } as CampaignOptions,
+      records,
+      adminToken("simulate"),
+      adminCall,
+      context,
+    );
   let round = options.round;
   let plan: CalmPlan;
   if (round === undefined) {
@@ -296,8 +349,15 @@ async function close(options: CollectorOptions): Promise<unknown> {
 
 async function query(options: CollectorOptions): Promise<unknown> {
   const url = required("query", "url", options.url);
-  const round = required("query", "round", options.round);
   const attrs = required("query", "attrs", options.attrs);
+  if (options.campaign !== undefined) {
+    if (options.round !== undefined)
+      throw new UsageError("collector query: give --campaign or --round, not both");
+    return queryCampaign({ ...options, url } as CampaignOptions, adminToken("query"), adminCall);
+  }
+  if (options.from !== undefined || options.to !== undefined)
+    throw new UsageError("collector query: --from and --to need --campaign");
+  const round = required("query", "round", options.round);
   const answer = await adminCall(
     url,
     `/v1/rounds/${encodeURIComponent(round)}/marginals?attrs=${encodeURIComponent(attrs)}`,
@@ -318,8 +378,8 @@ async function query(options: CollectorOptions): Promise<unknown> {
 export const collectorCommand: Command = {
   name: "collector",
   summary:
-    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close). Admin token: $CALM_LDP_ADMIN_TOKEN.",
-  positionals: ["serve|simulate|status|query|close"],
+    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close), create a campaign of rounds under one plan (campaign). Admin token: $CALM_LDP_ADMIN_TOKEN.",
+  positionals: ["serve|simulate|status|query|close|campaign"],
   options: {
     db: { type: "string", description: "serve: DuckDB file (default collector.duckdb)" },
     postgres: {
@@ -350,6 +410,11 @@ export const collectorCommand: Command = {
       description:
         "serve: how long a closed round keeps its report ids before only its counts remain (90s, 15m, 1h, 7d, 0)",
       default: "1h",
+    },
+    "rate-limit": {
+      type: "string",
+      description:
+        "serve: per client address, <requests-per-second>[,<burst>] over every endpoint (token bucket; more get 429 rate-limited with Retry-After); default: no limit",
     },
     url: { type: "string", description: "simulate/status/query/close: the collector's base URL" },
     round: {
@@ -399,6 +464,43 @@ export const collectorCommand: Command = {
         "simulate: seed the perturbations and report ids (default: cryptographic, as real clients)",
       min: 0,
     },
+    campaign: {
+      type: "string",
+      description:
+        "simulate: drive this campaign's rounds with persistent reporters (createReporter); query: the marginal's time series across its rounds",
+    },
+    rounds: {
+      type: "integer",
+      description: "simulate --campaign: rounds to run (the admin API opens each next round)",
+      default: 1,
+      min: 1,
+      max: 10_000,
+    },
+    "change-rate": {
+      type: "number",
+      description: "simulate --campaign: fraction of users who change their record between rounds",
+      default: 0,
+      min: 0,
+      max: 1,
+    },
+    "max-eps": {
+      type: "number",
+      description: "simulate --campaign: each device's maxEps (default rounds x plan eps)",
+      min: 0,
+    },
+    "round-every": {
+      type: "string",
+      description:
+        "campaign: rounds roll over on this schedule (90s, 15m, 1h, 1d); default: the admin opens rounds",
+    },
+    "instant-eps": {
+      type: "number",
+      description: "campaign: eps of the clients' instantaneous layer (estimates are de-biased for it)",
+      min: 1e-9,
+      max: 20,
+    },
+    from: { type: "string", description: "query --campaign: first round (index or ISO time)" },
+    to: { type: "string", description: "query --campaign: last round (index or ISO time)" },
     "retry-for": {
       type: "number",
       description:
@@ -423,6 +525,16 @@ export const collectorCommand: Command = {
     if (subcommand === "simulate") return simulate(options, context);
     if (subcommand === "status") return status(options);
     if (subcommand === "close") return close(options);
+    if (subcommand === "campaign") {
+      const url = required("campaign", "url", options.url);
+      return createCampaign(
+        { ...options, url } as CampaignOptions,
+        await loadRecords(options),
+        adminToken("campaign"),
+        adminCall,
+        context,
+      );
+    }
     return query(options);
   },
 };

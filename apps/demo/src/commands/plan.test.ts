@@ -9,7 +9,7 @@ const run = (argv: string[]) =>
   >;
 
 describe("calm-ldp plan", () => {
-  it("reproduces ALGORITHMS.md §3.1: n = 2^16, d = 8, k = 3, eps = 2 gives l = 4, m = 14", () => {
+  it("reproduces ../../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views: n = 2^16, d = 8, k = 3, eps = 2 gives l = 4, m = 14", () => {
     const out = run(["--n", "65536", "--d", "8", "--k", "3", "--eps", "2"]);
     expect([out.l, out.m, out.theta]).toEqual([4, 14, 0.001]);
     expect(out.candidates).toHaveLength(2);

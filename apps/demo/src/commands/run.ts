@@ -20,6 +20,7 @@ interface RunOptions {
   cardinality?: number;
   path: "counts" | "per-user";
   workers?: number;
+  interval?: number;
 }
 
 /** Parse `--queries`: a positive integer or "all". */
@@ -74,6 +75,13 @@ export const runCommand: Command = {
       default: "counts",
     },
     workers: { type: "integer", description: "worker threads (default: min(cores, reps))", min: 1 },
+    interval: {
+      type: "number",
+      description:
+        "confidence level (e.g. 0.95): per-method interval coverage and mean width (methods with intervals: calm, inpht, ft, am, margrr, margps)",
+      min: 1e-9,
+      max: 0.999999,
+    },
   },
   async run(raw, context) {
     const options = raw as unknown as RunOptions;
@@ -89,6 +97,7 @@ export const runCommand: Command = {
       reps: options.reps,
       seed: options.seed,
       path: options.path,
+      ...(options.interval !== undefined ? { interval: options.interval } : {}),
     };
     const population = await loadPopulation(config.data, config.d, config.c);
     const progress = createProgress(config.reps * config.eps.length * config.methods.length, "run");

@@ -318,7 +318,19 @@ const cormodeFig7: CustomFigureDefinition = {
       for (const row of summarizeRows(
         named,
         ["method", "pair", "association", "n", "eps"],
-        ["statistic", "trueStatistic", "critical", "reject", "trueReject", "typeI", "typeII"],
+        [
+          "statistic",
+          "trueStatistic",
+          "critical",
+          "reject",
+          "trueReject",
+          "typeI",
+          "typeII",
+          "noiseAwareReject",
+          "noiseAwareTypeI",
+          "noiseAwareTypeII",
+          "noiseAwarePValue",
+        ],
       ))
         rows.push({ label: label(row.method as string), ...row });
     }
@@ -333,7 +345,7 @@ const cormodeFig7: CustomFigureDefinition = {
         eps,
         methods,
         alpha: 0.05,
-        note: "per pair: statistic = mean private statistic, trueStatistic = mean non-private one; reject, trueReject, typeI, typeII = counts over reps",
+        note: "per pair: statistic = mean private statistic, trueStatistic = mean non-private one; reject, trueReject, typeI, typeII = counts over reps (plug-in test, as in the paper); noiseAwareReject, noiseAwareTypeI, noiseAwareTypeII = the same counts for the noise-aware test (analyses' noiseAwareChiSquare: parametric bootstrap of a Wald statistic under the independence null fitted from the private margins, with the release's covariance), noiseAwarePValue = its mean p-value",
       },
     };
   },

@@ -209,6 +209,11 @@ describe("reproduce cormode-fig7 and cormode-fig8", () => {
       expect(row.reps).toBe(2);
       expect((row.typeI as number) + (row.typeII as number)).toBeLessThanOrEqual(2);
       expect(row.critical).toBeCloseTo(3.841458820694124, 9);
+      // The noise-aware test runs for every method (all three have intervals).
+      expect(row.noiseAwareReject as number).toBeGreaterThanOrEqual(0);
+      expect(row.noiseAwareReject as number).toBeLessThanOrEqual(2);
+      expect(row.noiseAwarePValue as number).toBeGreaterThan(0);
+      expect(row.noiseAwarePValue as number).toBeLessThanOrEqual(1);
     }
     expect(result.settings.d).toBe(9);
   });

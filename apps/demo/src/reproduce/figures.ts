@@ -74,7 +74,7 @@ export const FIGURES: readonly FigureDefinition[] = [
     claim:
       "CALM is below every other method everywhere, by one to two orders of magnitude below FT (its closest competitor) for d >= 16; at eps = 0.2 the other methods are near Uni while CALM is not. POS, n = 2^16, d = 16, k = 3, eps = 0.2: CALM 0.0055 vs FT 0.2266.",
     substitution:
-      "POS and Kosarak are not available here (ALGORITHMS.md; datasets README): retail (FIMI market baskets, 88,162 users) stands in for POS and BMS-WebView-1 (click streams, 59,602 users) for Kosarak, both sampled with replacement to n.",
+      "POS and Kosarak are not available here (docs/reproduction.md; datasets README): retail (FIMI market baskets, 88,162 users) stands in for POS and BMS-WebView-1 (click streams, 59,602 users) for Kosarak, both sampled with replacement to n.",
     metric: "sse",
     x: "eps",
     xTitle: "eps",

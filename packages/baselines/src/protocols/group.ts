@@ -8,7 +8,7 @@ import {
   groupReport,
   groupSimulate,
   planGroups,
-} from "../group-methods.js";
+} from "../group-kernel.js";
 
 type GroupMethod = BaselineProtocol<GroupPlan, GroupReport>;
 

@@ -2,8 +2,13 @@ import { createCoefficientIndex } from "@calm-ldp/hadamard";
 import { createSchema, encodedAttributes, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { describe, expect, it } from "vitest";
 import { encodingRuntime } from "./encoding.js";
-import { groupIndex } from "./groups.js";
-import { forEachColexSet, inputCoefficientCount, inputEntries, marginalEntries } from "./hadamard-entries.js";
+import { groupIndex } from "./group-index.js";
+import {
+  forEachColexSet,
+  inputCoefficientCount,
+  inputEntries,
+  marginalEntries,
+} from "./hadamard-coefficient-entries.js";
 import { mixedSchema } from "./test-support.js";
 
 describe("InpHT coefficient entries", () => {

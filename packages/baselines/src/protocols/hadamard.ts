@@ -8,7 +8,7 @@ import {
   hadamardReport,
   hadamardSimulate,
   planHadamard,
-} from "../hadamard-methods.js";
+} from "../hadamard-kernel.js";
 
 type HadamardMethod = BaselineProtocol<HadamardPlan, HadamardReport>;
 
@@ -28,7 +28,7 @@ function hadamardMethod(id: HadamardPlan["method"], label: string, options: Base
 }
 
 /**
- * InpHT (Cormode et al. §4.2, ALGORITHMS.md §4): each user reports one Hadamard
+ * InpHT (Cormode et al. §4.2, ../../../../docs/algorithms.md#hadamard-methods): each user reports one Hadamard
  * coefficient of her (binary-encoded) record, drawn uniformly from the non-empty
  * sets touching 1..k attributes, through binary RR with the whole eps.
  * Building the method is O(1); its costs are those of its family functions.

@@ -2,7 +2,7 @@ import { createCoefficientIndex } from "@calm-ldp/hadamard";
 import type { EncodingRuntime } from "./encoding.js";
 import { encodedQuery } from "./encoding.js";
 import { UnsupportedQueryError } from "./errors.js";
-import type { GroupIndex } from "./groups.js";
+import type { GroupIndex } from "./group-index.js";
 
 /**
  * @internal The Hadamard coefficients a method's users draw from, as a list of
@@ -23,7 +23,7 @@ export interface CoefficientEntries {
  * sets that touch between 1 and k source attributes,
  * `sum_{S : 1 <= |S| <= k} prod_{a in S} (2^{bits_a} - 1)`, by the elementary
  * symmetric polynomials of `x_a = 2^{bits_a} - 1`. For binary data it is
- * `|T| = sum_{w=1..k} C(d, w)` (ALGORITHMS.md §4). O(d k).
+ * `|T| = sum_{w=1..k} C(d, w)` (../../../docs/algorithms.md#hadamard-methods). O(d k).
  */
 export function inputCoefficientCount(bits: readonly number[], k: number): number {
   const e = new Array<number>(k + 1).fill(0);

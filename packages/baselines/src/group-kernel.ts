@@ -21,9 +21,9 @@ import type {
   GroupReport,
 } from "./api.js";
 import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
-import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
@@ -32,10 +32,12 @@ import {
   checkRecord,
   checkStore,
   limitsOf,
+  planBase,
   planCardinalities,
 } from "./params.js";
+import { PartitionedAggregator } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { checkAggregator } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
 export interface GroupRuntime {
@@ -72,7 +74,7 @@ export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: Gr
 });
 
 /**
- * Plan a grouped method (ALGORITHMS.md §4-§5): users split uniformly into the
+ * Plan a grouped method (../../../docs/algorithms.md#comparison-methods): users split uniformly into the
  * C(d, k) groups of k attributes; AM reports the group's cell through the adaptive
  * FO (CALM §3.4), MargRR through SUE and MargPS through GRR over the group's
  * binary code (Cormode et al. §4.3). Refuses before starting when there are fewer
@@ -105,13 +107,7 @@ export function planGroups(
   for (const group of groupIndex(d, k).groups) cells += group.reduce((product, a) => product * digit[a]!, 1);
   if (cells > maxCells) tooLarge(where, "the groups' tables", cells, maxCells, "cells");
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n,
-    k,
-    schema: parameters.schema,
-    bits: bits ? [...bits] : null,
+    ...planBase(method, parameters, bits),
     groups,
     oracle: method === "am" ? "adaptive" : method === "margrr" ? "sue" : "grr",
   };
@@ -142,38 +138,20 @@ export function groupReport(plan: GroupPlan, record: ArrayLike<number>, rng: Rng
 }
 
 /** Server side of a grouped method: one oracle aggregator per group (O(sum of group cells) memory). */
-export class GroupAggregator implements ReportAggregator<GroupReport> {
-  readonly plan: GroupPlan;
-  /** Per group, its oracle aggregator. */
-  readonly groups: readonly OracleAggregator[];
-
+export class GroupAggregator extends PartitionedAggregator<GroupPlan, GroupReport> {
   constructor(plan: GroupPlan) {
-    this.plan = plan;
-    this.groups = groupRuntime(plan).oracles.map((oracle) => oracle.createAggregator());
+    super(
+      plan,
+      "group",
+      groupRuntime(plan).oracles.map(
+        (oracle) => oracle.createAggregator() as OracleAggregator<GroupReport["report"]>,
+      ),
+    );
   }
 
-  get reports(): number {
-    let total = 0;
-    for (const group of this.groups) total += group.reports;
-    return total;
-  }
-
-  /** Validate and count one report. O(report). */
-  add(report: GroupReport): void {
-    const group = report?.group;
-    if (typeof group !== "number" || !Number.isInteger(group) || group < 0 || group >= this.groups.length) {
-      throw new MalformedReportError(
-        `${this.plan.method}.add: report.group must be an integer in [0, ${this.groups.length}) (got ${String(group)}); nothing was counted`,
-        "value",
-      );
-    }
-    this.groups[group]!.add(report.report);
-  }
-
-  /** Fold another aggregator of the same plan into this one. O(sum of group cells). */
-  merge(other: ReportAggregator<GroupReport>): void {
-    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, GroupAggregator);
-    for (let g = 0; g < this.groups.length; g++) this.groups[g]!.merge(theirs.groups[g]!);
+  /** Per group, its oracle aggregator (the parts). */
+  get groups(): readonly OracleAggregator<GroupReport["report"]>[] {
+    return this.parts;
   }
 }
 

@@ -6,13 +6,7 @@ import {
   type RecordStore,
   type ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import {
-  type BernoulliSampler,
-  binomialCoefficient,
-  createBernoulli,
-  binomial as drawBinomial,
-  type Rng,
-} from "@calm-ldp/random";
+import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -30,23 +24,22 @@ import {
   storeMasks,
 } from "./encoding.js";
 import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
-import { type GroupIndex, groupIndex } from "./groups.js";
+import { type GroupIndex, groupIndex } from "./group-index.js";
 import {
   type CoefficientEntries,
   inputCoefficientCount,
   inputEntries,
   marginalEntries,
-} from "./hadamard-entries.js";
+} from "./hadamard-coefficient-entries.js";
 import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf, planBase } from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
 import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 /** Users per kernel call of the batched paths. */
-const CHUNK = 1 << 16;
 
 /** @internal Run-time facts of a Hadamard plan, built once per plan object. */
 export interface HadamardRuntime {
@@ -98,7 +91,7 @@ export function marginalCoefficientCount(bits: readonly number[], k: number): nu
 }
 
 /**
- * Plan a Hadamard method (ALGORITHMS.md §4): InpHT (and FT, the CALM paper's name
+ * Plan a Hadamard method (../../../docs/algorithms.md#hadamard-methods): InpHT (and FT, the CALM paper's name
  * for it) draws one coefficient from the non-empty bit sets touching 1..k
  * attributes (binary data: `T = {alpha : 1 <= |alpha| <= k}`; the empty
  * coefficient is known to be 1, so no user is spent on it); MargHT draws one of
@@ -138,13 +131,7 @@ export function planHadamard(
     tooLarge(where, "the Hadamard coefficient index", entries, maxCells, "coefficients");
   const e = Math.exp(eps);
   return {
-    method,
-    version: 1,
-    eps,
-    n,
-    k,
-    schema: parameters.schema,
-    bits: [...bits],
+    ...planBase(method, parameters, bits),
     entries,
     groups,
     p: e / (1 + e),
@@ -232,12 +219,9 @@ export function hadamardPerUser(plan: HadamardPlan, store: RecordStore, rng: Rng
   checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
   const records = storeMasks(runtime.encoding, store);
   const aggregator = new HadamardAggregator(plan);
-  const out = new Uint32Array(Math.min(CHUNK, store.size));
-  for (let start = 0; start < store.size; start += CHUNK) {
-    const end = Math.min(store.size, start + CHUNK);
-    perturbRange(runtime, records, start, end, out, rng);
-    aggregator.addPacked(out, end - start);
-  }
+  aggregator.countKernel(store.size, (start, end, out) =>
+    perturbRange(runtime, records, start, end, out, rng),
+  );
   return aggregator;
 }
 
@@ -245,36 +229,21 @@ export function hadamardPerUser(plan: HadamardPlan, store: RecordStore, rng: Rng
  * Count-level simulation, exact: each user's entry is drawn (one word per user,
  * as the client does), the true signs tallied per entry, then the reported
  * number of -1 signs of entry e is `Binomial(minus_e, p) + Binomial(plus_e, 1 - p)`,
- * the law of independent RR reports. O(n stride + entries).
+ * the law of independent RR reports (`SignedTallyAggregator.simulateSigns`).
+ * O(n stride + entries).
  */
 export function hadamardSimulate(plan: HadamardPlan, store: RecordStore, rng: Rng): HadamardAggregator {
   const runtime = hadamardRuntime(plan);
   checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
   const records = storeMasks(runtime.encoding, store);
-  const { masks, size, stride } = runtime.entries;
-  const counts = new Uint32Array(size);
-  const trueMinus = new Uint32Array(size);
-  for (let start = 0; start < store.size; start += CHUNK) {
-    const end = Math.min(store.size, start + CHUNK);
-    const words = runtime.words.draw(rng, end - start);
-    for (let i = 0; i < end - start; i++) {
-      const e = uniformFromWord(words[i]!, size, runtime.reject, rng);
-      let x = 0;
-      const r = (start + i) * stride;
-      for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[e * stride + w]!;
-      counts[e]!++;
-      trueMinus[e]! += parity32(x);
-    }
-  }
-  const minus = new Float64Array(size);
-  for (let e = 0; e < size; e++) {
-    const m = trueMinus[e]!;
-    const plus = counts[e]! - m;
-    minus[e] =
-      (m > 0 ? drawBinomial(rng, m, plan.p) : 0) + (plus > 0 ? drawBinomial(rng, plus, 1 - plan.p) : 0);
-  }
+  const { masks, stride } = runtime.entries;
   const aggregator = new HadamardAggregator(plan);
-  aggregator.addTallies(counts, minus, store.size);
+  aggregator.simulateSigns(store.size, rng, runtime.words, runtime.reject, plan.p, (user, e) => {
+    let x = 0;
+    const r = user * stride;
+    for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[e * stride + w]!;
+    return parity32(x);
+  });
   return aggregator;
 }
 
@@ -294,7 +263,7 @@ export interface HadamardSynopsis extends BaselineSynopsis {
 /**
  * Server: `theta_e = (plus_e - minus_e) / (count_e (2p - 1))` for every entry,
  * then a query over bits beta is `M_beta[gamma] = 2^-k sum_{alpha ⊆ beta}
- * (-1)^{|gamma ∧ alpha|} theta_alpha` with theta_empty = 1 (ALGORITHMS.md §4;
+ * (-1)^{|gamma ∧ alpha|} theta_alpha` with theta_empty = 1 (../../../docs/algorithms.md#hadamard-methods;
  * hadamard's `marginalFromCoefficients`), decoded onto the source attributes
  * (codes of no value dropped; unbiased cells). MargHT answers a k-way query from
  * its marginal's own coefficients (Cormode et al.: "does not share information

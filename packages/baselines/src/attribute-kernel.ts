@@ -18,6 +18,7 @@ import {
   checkRecord,
   checkStore,
   limitsOf,
+  planBase,
   planCardinalities,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
@@ -53,7 +54,7 @@ const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perPlan(
 );
 
 /**
- * Plan an attribute-wise method (budget splitting, ALGORITHMS.md §4-§5): every
+ * Plan an attribute-wise method (budget splitting, ../../../docs/algorithms.md#comparison-methods): every
  * user reports every attribute separately through GRR (binary RR for binary
  * attributes) with eps / d; InpEM (Cormode et al. §4.4, after Fanti et al.)
  * binary-encodes first and reports every bit with eps / (total bits); EM (CALM
@@ -70,13 +71,7 @@ export function planAttributes(
   const bits = method === "inpem" ? encodingRuntime(parameters.schema).bits : null;
   const reported = bits === null ? cardinalities.length : bits.reduce((s, b) => s + b, 0);
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: bits ? [...bits] : null,
+    ...planBase(method, parameters, bits),
     epsPerAttribute: parameters.eps / reported,
   };
 }

@@ -1,6 +1,6 @@
 import { allQueries } from "@calm-ldp/marginal-algebra";
 import { describe, expect, it } from "vitest";
-import { groupIndex } from "./groups.js";
+import { groupIndex } from "./group-index.js";
 
 describe("groupIndex", () => {
   it("indexOf is the position in allQueries' lexicographic order", () => {

@@ -30,6 +30,7 @@ import {
   checkRecord,
   checkStore,
   limitsOf,
+  planBase,
   planCardinalities,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
@@ -60,7 +61,7 @@ export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = pe
 );
 
 /**
- * Plan a full-domain method (ALGORITHMS.md §4-§5): FC reports the full record
+ * Plan a full-domain method (../../../docs/algorithms.md#comparison-methods): FC reports the full record
  * (domain `prod c_i`) through the adaptive FO (GRR when `D - 2 < 3 e^eps`, else
  * OUE); InpRR (SUE), InpPS (GRR) and InpOLH (OLH) report the record's binary
  * code over `2^(total bits)`. Refuses (`MethodTooLargeError`) when the full table
@@ -90,13 +91,7 @@ export function planFullDomain(
     tooLarge(where, "the OLH server (n * D hash evaluations)", parameters.n * domain, maxWork, "operations");
   }
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: bits ? [...bits] : null,
+    ...planBase(method, parameters, bits),
     domain,
     oracle,
   };

@@ -18,7 +18,7 @@ import {
   hcmsReport,
   hcmsSimulate,
   planSketch,
-} from "../sketch-methods.js";
+} from "../sketch-kernel.js";
 
 /**
  * InpCMS (Cormode et al. appendix B.2; Apple's count-mean sketch): each user picks

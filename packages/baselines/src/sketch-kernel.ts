@@ -16,7 +16,6 @@ import {
   type BernoulliSampler,
   createBernoulli,
   deriveSeed,
-  binomial as drawBinomial,
   partition,
   type Rng,
   uniformInt,
@@ -40,13 +39,12 @@ import {
 } from "./encoding.js";
 import { fail, MalformedReportError, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf } from "./params.js";
+import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf, planBase } from "./params.js";
+import { PartitionedAggregator } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
 import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
-
-const CHUNK = 1 << 16;
 
 /** @internal Run-time facts of a sketch plan. */
 interface SketchRuntime {
@@ -111,13 +109,7 @@ export function planSketch(
     fail(where, "width must be a power of two for the Hadamard sketch", width);
   if (!Number.isSafeInteger(seed) || seed < 0) fail(where, "seed must be a safe integer >= 0", seed);
   return {
-    method,
-    version: 1,
-    eps: parameters.eps,
-    n: parameters.n,
-    k: parameters.k,
-    schema: parameters.schema,
-    bits: [...bits],
+    ...planBase(method, parameters, bits),
     domain,
     rows,
     width,
@@ -186,36 +178,19 @@ function hcmsKernel(
 }
 
 /** Server side of InpCMS: one SUE aggregator per row (O(w) per report, O(rows w) to merge). */
-export class CmsAggregator implements ReportAggregator<SketchReport> {
-  readonly plan: SketchPlan;
-  readonly rows: readonly OracleAggregator<Uint32Array>[];
-
+export class CmsAggregator extends PartitionedAggregator<SketchPlan, SketchReport> {
   constructor(plan: SketchPlan) {
-    this.plan = plan;
     const sue = sketchRuntime(plan).sue;
-    this.rows = Array.from({ length: plan.rows }, () => sue.createAggregator());
+    super(
+      plan,
+      "row",
+      Array.from({ length: plan.rows }, () => sue.createAggregator()),
+    );
   }
 
-  get reports(): number {
-    let total = 0;
-    for (const row of this.rows) total += row.reports;
-    return total;
-  }
-
-  add(report: SketchReport): void {
-    const row = report?.row;
-    if (typeof row !== "number" || !Number.isInteger(row) || row < 0 || row >= this.rows.length) {
-      throw new MalformedReportError(
-        `${this.plan.method}.add: report.row must be an integer in [0, ${this.rows.length}) (got ${String(row)}); nothing was counted`,
-        "value",
-      );
-    }
-    this.rows[row]!.add(report.report);
-  }
-
-  merge(other: ReportAggregator<SketchReport>): void {
-    const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, CmsAggregator);
-    for (let j = 0; j < this.rows.length; j++) this.rows[j]!.merge(theirs.rows[j]!);
+  /** Per row, its SUE aggregator (the parts). */
+  get rows(): readonly OracleAggregator<Uint32Array>[] {
+    return this.parts;
   }
 }
 
@@ -304,47 +279,29 @@ export function hcmsPerUser(plan: SketchPlan, store: RecordStore, rng: Rng): Hcm
   checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
   const indices = storeMasks(runtime.encoding, store);
   const aggregator = new HcmsAggregator(plan);
-  const out = new Uint32Array(Math.min(CHUNK, store.size));
-  for (let start = 0; start < store.size; start += CHUNK) {
-    const end = Math.min(store.size, start + CHUNK);
-    hcmsKernel(plan, runtime, indices, start, end, out, rng);
-    aggregator.addPacked(out, end - start);
-  }
+  aggregator.countKernel(store.size, (start, end, out) =>
+    hcmsKernel(plan, runtime, indices, start, end, out, rng),
+  );
   return aggregator;
 }
 
 /**
  * Count-level simulation of InpHTCMS, exact: each user's (row, coefficient) is
  * drawn as the client does and the true signs tallied; the reported -1 signs per
- * entry are `Binomial(minus, p) + Binomial(plus, 1 - p)`. O(n + entries).
+ * entry are `Binomial(minus, p) + Binomial(plus, 1 - p)`
+ * (`SignedTallyAggregator.simulateSigns`). O(n + entries).
  */
 export function hcmsSimulate(plan: SketchPlan, store: RecordStore, rng: Rng): HcmsAggregator {
   const runtime = sketchRuntime(plan);
   checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
   const indices = storeMasks(runtime.encoding, store);
-  const { entries, reject, p } = runtime;
   const span = plan.width - 1;
-  const counts = new Uint32Array(entries);
-  const trueMinus = new Uint32Array(entries);
-  for (let start = 0; start < indices.length; start += CHUNK) {
-    const end = Math.min(indices.length, start + CHUNK);
-    const words = runtime.words.draw(rng, end - start);
-    for (let i = 0; i < end - start; i++) {
-      const e = uniformFromWord(words[i]!, entries, reject, rng);
-      const row = Math.floor(e / span);
-      const y = localHash(plan.hashSeeds[row]!, indices[start + i]!, plan.width);
-      counts[e]!++;
-      trueMinus[e]! += parity32((e - row * span + 1) & y);
-    }
-  }
-  const minus = new Float64Array(entries);
-  for (let e = 0; e < entries; e++) {
-    const m = trueMinus[e]!;
-    const plus = counts[e]! - m;
-    minus[e] = (m > 0 ? drawBinomial(rng, m, p) : 0) + (plus > 0 ? drawBinomial(rng, plus, 1 - p) : 0);
-  }
   const aggregator = new HcmsAggregator(plan);
-  aggregator.addTallies(counts, minus, indices.length);
+  aggregator.simulateSigns(indices.length, rng, runtime.words, runtime.reject, runtime.p, (user, e) => {
+    const row = Math.floor(e / span);
+    const y = localHash(plan.hashSeeds[row]!, indices[user]!, plan.width);
+    return parity32((e - row * span + 1) & y);
+  });
   return aggregator;
 }
 

@@ -6,7 +6,7 @@ import {
   attributePerUser,
   attributeReport,
   planAttributes,
-} from "../attribute-methods.js";
+} from "../attribute-kernel.js";
 
 /** EM and InpEM: their synopsis answers with EM diagnostics. */
 export interface EmMethod extends BaselineProtocol<AttributePlan, AttributeReport> {

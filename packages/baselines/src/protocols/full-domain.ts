@@ -8,7 +8,7 @@ import {
   fullDomainReport,
   fullDomainSimulate,
   planFullDomain,
-} from "../full-domain.js";
+} from "../full-domain-kernel.js";
 
 type FullDomainMethod = BaselineProtocol<FullDomainPlan, FullDomainReport>;
 

@@ -1,0 +1,226 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BrowserContext, chromium } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserGuard } from "../src/web/browser-guard.js";
+import { demoRoot } from "../src/web/paths.js";
+import { sourceAliases } from "../src/web/source-aliases.js";
+
+/**
+ * Cross-origin reports in a real browser: Debian's Chromium (playwright-core) loads a
+ * static page holding @calm-ldp/client (bundled for the browser, from source) from
+ * origin A; the page fetches a round's plan from a collector on origin B (a
+ * `calm-ldp collector serve --allow-origin A` process on another port) and posts 200
+ * perturbed reports; the collector counts them. The same page served from origin C
+ * (not allowed) gets nothing: the browser refuses the plan answer and the report
+ * preflight, `fetch` rejects, and nothing is stored.
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const SETUP = join(demoRoot(), "..", "..", ".ci", "setup-chromium");
+const PAGE_DIR = fileURLToPath(new URL("./cors-page/", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const TOKEN = "web-cors-admin-token-0123456789";
+const N = 200;
+
+function chromiumMissing(): string | undefined {
+  if (existsSync(CHROMIUM)) return undefined;
+  try {
+    execFileSync("bash", [SETUP], { stdio: "inherit", timeout: 600_000 });
+  } catch (error) {
+    return `${CHROMIUM} is absent and ${SETUP} failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
+  }
+  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after running ${SETUP}`;
+}
+
+const missing = chromiumMissing();
+if (missing && process.env.CI) throw new Error(`web CORS e2e: Chromium is required in CI: ${missing}`);
+if (missing)
+  console.warn(
+    `\n!!! SKIPPING the cross-origin browser test (apps/demo/test/web-cors.test.ts): ${missing} !!!\n`,
+  );
+
+/** The page script with @calm-ldp/client in one browser ES module (no Node built-in allowed). */
+async function bundlePage(): Promise<string> {
+  const output = await build({
+    configFile: false,
+    logLevel: "silent",
+    resolve: { alias: sourceAliases() },
+    plugins: [browserGuard()],
+    build: {
+      write: false,
+      minify: true,
+      target: "es2022",
+      lib: { entry: { page: join(PAGE_DIR, "page.ts") }, formats: ["es"] },
+      rollupOptions: { output: { entryFileNames: "[name].js" } },
+    },
+  });
+  const outputs = Array.isArray(output) ? output : [output];
+  const chunk = outputs
+    .flatMap((o) => ("output" in o ? o.output : []))
+    .find((c) => c.type === "chunk" && c.fileName === "page.js");
+  if (chunk?.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
+  return chunk.code;
+}
+
+/** A static origin (loopback, its own port) serving index.html and page.js. */
+function serveSite(script: string): Promise<{ server: Server; origin: string }> {
+  const html = readFileSync(join(PAGE_DIR, "index.html"), "utf8");
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://x").pathname;
+    if (path === "/") response.writeHead(200, { "content-type": "text/html" }).end(html);
+    else if (path === "/page.js") response.writeHead(200, { "content-type": "text/javascript" }).end(script);
+    else if (path === "/favicon.ico") response.writeHead(204).end();
+    else response.writeHead(404).end();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
+}
+
+/** `calm-ldp collector serve` in its own process; resolves with its URL once it listens. */
+function serveCollector(db: string, allowOrigin: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "apps/demo/src/cli.ts",
+      "collector",
+      "serve",
+      "--db",
+      db,
+      "--port",
+      "0",
+      "--allow-origin",
+      allowOrigin,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CALM_LDP_ADMIN_TOKEN: TOKEN, TSX_TSCONFIG_PATH: "apps/demo/tsconfig.json" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    const timer = setTimeout(
+      () => reject(new Error(`collector serve did not start in 60 s: ${stderr}`)),
+      60_000,
+    );
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]! });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`collector serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+async function admin(url: string, method = "GET", body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe.skipIf(missing !== undefined)("cross-origin reports from a page in headless Chromium", () => {
+  const dir = mkdtempSync(join(tmpdir(), "calm-web-cors-"));
+  let allowed: { server: Server; origin: string };
+  let other: { server: Server; origin: string };
+  let collector: { child: ChildProcess; url: string };
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    const script = await bundlePage();
+    allowed = await serveSite(script);
+    other = await serveSite(script);
+    collector = await serveCollector(join(dir, "collector.duckdb"), allowed.origin);
+    context = await chromium.launchPersistentContext(join(dir, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await context?.close();
+    collector?.child.kill("SIGTERM");
+    await Promise.all([allowed, other].map((site) => new Promise((resolve) => site?.server.close(resolve))));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Open the page from `origin`; resolves with its result and the browser's console errors. */
+  async function runPage(origin: string, round: string) {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    const query = new URLSearchParams({ collector: collector.url, round, n: String(N) });
+    await page.goto(`${origin}/?${query}`);
+    await page.waitForSelector("body[data-done='1']", { timeout: 60_000 });
+    const result = (await page.evaluate(() => (window as unknown as { result: unknown }).result)) as Record<
+      string,
+      unknown
+    >;
+    await page.close();
+    return { result, errors };
+  }
+
+  it("a page on the allowed origin A posts reports to the collector on origin B; they are counted", async () => {
+    expect(new URL(allowed.origin).port).not.toBe(new URL(collector.url).port);
+    const created = await admin(`${collector.url}/v1/rounds`, "POST", {
+      schema: { attributes: Array.from({ length: 4 }, (_, i) => ({ name: `f${i}`, labels: ["off", "on"] })) },
+      eps: 1,
+      k: 2,
+      n: 1000,
+    });
+    const round = created.round as string;
+    const { result, errors } = await runPage(allowed.origin, round);
+    expect(result.planError, String(result.planError)).toBeUndefined();
+    expect(result.postError, String(result.postError)).toBeUndefined();
+    expect(result).toMatchObject({ origin: allowed.origin, acknowledged: N, stored: N });
+    expect(errors).toEqual([]);
+    const status = await admin(`${collector.url}/v1/rounds/${round}/status`);
+    expect(status).toMatchObject({ accepted: N, duplicates: 0, rejected: {} });
+    expect(status.perView).toEqual(result.perView);
+
+    // The same page from origin C: the browser refuses the plan answer (no allow header)
+    // and the report preflight (403); fetch rejects with a TypeError; nothing is stored.
+    const refused = await runPage(other.origin, round);
+    expect(refused.result.origin).toBe(other.origin);
+    expect(refused.result.planError).toMatch(/^TypeError: Failed to fetch/);
+    expect(refused.result.postError).toMatch(/^TypeError: Failed to fetch/);
+    expect(refused.result.acknowledged).toBeUndefined();
+    expect(refused.errors.filter((e) => /blocked by CORS policy/.test(e)).length).toBe(2);
+    expect(await admin(`${collector.url}/v1/rounds/${round}/status`)).toMatchObject({ accepted: N });
+    const health = (await (await fetch(`${collector.url}/healthz`)).json()) as {
+      refused: Record<string, number>;
+    };
+    expect(health.refused["cross-origin-refused"]).toBe(1); // C's report preflight
+  }, 180_000);
+});

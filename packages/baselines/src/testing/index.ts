@@ -1,0 +1,6 @@
+export {
+  contractSchema,
+  contractStore,
+  describeMethodContract,
+  type MethodContractOptions,
+} from "./contract.js";

@@ -1,0 +1,106 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { createReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDuckDbStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+
+const ORIGIN = "http://page.example.test";
+
+describe("rate limit per client address", () => {
+  const dir = tempDir();
+  let limited: RunningCollector;
+  let open: RunningCollector;
+  let round = "";
+  let plan: CalmPlan;
+  const records = mixedRecords(100, 9);
+
+  beforeAll(async () => {
+    limited = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "limited.duckdb")),
+      adminToken: TOKEN,
+      rateLimit: { perSecond: 2, burst: 5 },
+      allowOrigins: [ORIGIN],
+    });
+    open = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "open.duckdb")),
+      adminToken: TOKEN,
+    });
+  });
+  afterAll(async () => {
+    await limited.close();
+    await open.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers 429 rate-limited with Retry-After beyond the burst, counts it, stores nothing of it, and recovers", async () => {
+    ({ round, plan } = await createRound(limited.url, roundBody(records, 1, 2, 1000))); // 1 token
+    const rng = seededRng(10);
+    const batch = (from: number) =>
+      JSON.stringify({
+        round,
+        reports: Array.from({ length: 5 }, (_, i) =>
+          createReport(
+            plan,
+            records.columns.map((column) => column[from + i]!),
+            { rng },
+          ),
+        ),
+      });
+    const post = (from: number) =>
+      fetch(`${limited.url}/v1/rounds/${round}/reports`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: ORIGIN },
+        body: batch(from),
+      });
+    // 4 tokens left of the burst of 5 (the round creation took one): 4 batches pass, then 429s.
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await post(5 * i));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(3); // a refill of 2/s may let one more through
+    for (const response of refused) {
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      // The page on the allowed origin can read why.
+      expect(response.headers.get("access-control-allow-origin")).toBe(ORIGIN);
+      expect(await response.json()).toMatchObject({ statusCode: 429, reason: "rate-limited" });
+    }
+    const accepted = statuses.filter((s) => s === 200).length;
+    // Admin endpoints count too: wait for tokens, then read status and /healthz.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const status = await fetch(`${limited.url}/v1/rounds/${round}/status`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(status.status).toBe(200);
+    // Only the batches let through were stored; refused ones are not counted against the round.
+    expect(await status.json()).toMatchObject({ accepted: 5 * accepted, rejected: {} });
+    const health = (await (await fetch(`${limited.url}/healthz`)).json()) as {
+      refused: Record<string, number>;
+    };
+    expect(health.refused["rate-limited"]).toBe(refused.length);
+    // After waiting Retry-After, the same address is served again.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await post(60)).status).toBe(200);
+  });
+
+  it("is off by default: the same burst is served in full", async () => {
+    const { round: other } = await createRound(open.url, roundBody(records, 1, 2, 1000));
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () => fetch(`${open.url}/v1/rounds/${other}/plan`).then((r) => r.status)),
+    );
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const health = (await (await fetch(`${open.url}/healthz`)).json()) as { refused: Record<string, number> };
+    expect(health.refused["rate-limited"]).toBeUndefined();
+  });
+
+  it("refuses a malformed limit at start", async () => {
+    const storage = await openDuckDbStorage(join(dir, "bad.duckdb"));
+    await expect(startCollector({ storage, adminToken: TOKEN, rateLimit: { perSecond: 0 } })).rejects.toThrow(
+      /requests per second must be > 0/,
+    );
+    await storage.close();
+  });
+});
