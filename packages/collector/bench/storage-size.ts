@@ -107,7 +107,9 @@ try {
   console.log(`full: ${kib(m.bytes)}${m.note}; ${((full - baseline) / n).toFixed(1)} bytes per report`);
 
   const closed = await storage.closeRound(round, new Date());
-  const dropped = await storage.dropClosedIds(new Date(Date.parse(closed.closedAt!) + 1), new Date());
+  // The sweep as it runs an hour (the default retention) after the close.
+  const later = new Date(Date.parse(closed.closedAt!) + 3_600_000);
+  const dropped = await storage.dropClosedIds(later, later);
   if (dropped.length !== 1) throw new Error(`dropClosedIds dropped ${dropped.length} rounds, expected 1`);
   if (backendName === "clickhouse") {
     // Wait until the mutation has rewritten the parts (all shards).

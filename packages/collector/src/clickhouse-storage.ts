@@ -133,12 +133,13 @@ export async function openClickHouseStorage(
   options: ClickHouseStorageOptions = {},
 ): Promise<CollectorStorage> {
   const location = parseClickHouseUrl(url);
+  const requestTimeout = options.requestTimeout ?? 30_000;
   const clients = location.shards.map((shard) =>
     createClient({
       url: shard,
       username: location.username,
       password: location.password,
-      request_timeout: options.requestTimeout ?? 30_000,
+      request_timeout: requestTimeout,
       compression: { response: false, request: false },
       max_open_connections: 16,
       clickhouse_settings: {
@@ -155,7 +156,7 @@ export async function openClickHouseStorage(
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     throw new StorageError(`openClickHouseStorage: cannot prepare the cluster: ${message(error)}`);
   }
-  return new ClickHouseStorage(clients, location);
+  return new ClickHouseStorage(clients, location, requestTimeout);
 }
 
 async function prepare(clients: ClickHouseClient[], location: ClickHouseLocation): Promise<void> {
@@ -216,7 +217,11 @@ class ClickHouseStorage implements CollectorStorage {
   #reader = 0;
   #closed = false;
 
-  constructor(clients: ClickHouseClient[], location: ClickHouseLocation) {
+  /** Milliseconds a request to a shard may take (a batch in flight is done or failed after it). */
+  readonly #requestTimeout: number;
+
+  constructor(clients: ClickHouseClient[], location: ClickHouseLocation, requestTimeout: number) {
+    this.#requestTimeout = requestTimeout;
     this.#clients = clients;
     this.#db = location.database;
     this.#writers = clients.map(
@@ -372,10 +377,14 @@ class ClickHouseStorage implements CollectorStorage {
    * (ReplacingMergeTree: two collectors doing the same write identical rows), then
    * every shard gets the dropped mark (reads switch from rows to counts, shard by
    * shard, in the same query), then the rows are deleted (`ALTER TABLE ... DELETE`,
-   * an asynchronous mutation). A batch still in flight when the counts are taken
-   * would not be counted: keep the retention longer than a request's timeout.
+   * an asynchronous mutation). A batch in flight when the counts are taken would
+   * not be counted, so a round qualifies only once it was closed two request
+   * timeouts before `at` (whatever `closedBefore` says): every batch that passed
+   * the closed check before the close has been answered or failed by then.
    */
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
+    const settled = at.getTime() - 2 * this.#requestTimeout;
+    if (closedBefore.getTime() > settled) closedBefore = new Date(settled);
     const due = await this.#guard("read", () =>
       select(
         this.#clients[0]!,
