@@ -32,7 +32,13 @@ export type CampaignTag =
       /** The clients' instantaneous layer eps (estimates are de-biased for it). */
       readonly instantEps?: number;
     }
-  | { readonly id: string; readonly role: "round"; readonly index: number };
+  | {
+      readonly id: string;
+      readonly role: "round";
+      readonly index: number;
+      /** The campaign's instantEps, copied so the round's own marginals de-bias for it. */
+      readonly instantEps?: number;
+    };
 
 /** A round as stored: its public id, its internal number, its plan and the request that made it. */
 export interface StoredRound {

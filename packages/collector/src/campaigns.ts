@@ -150,7 +150,15 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
       id: randomUUID(),
       createdAt: context.now().toISOString(),
       plan: campaign.definition.plan, // ONE plan for the whole campaign, not re-planned
-      request: { ...request, campaign: { id: campaign.id, role: "round", index } },
+      request: {
+        ...request,
+        campaign: {
+          id: campaign.id,
+          role: "round",
+          index,
+          ...(campaign.instantEps !== undefined ? { instantEps: campaign.instantEps } : {}),
+        },
+      },
     });
     rounds.set(round.id, round);
     return round;
@@ -371,4 +379,14 @@ function rangeFilter(from: string | undefined, to: string | undefined) {
     if (hi.time !== undefined && opened > hi.time) return false;
     return true;
   };
+}
+
+/**
+ * The estimate options of a round: a campaign round whose clients use an
+ * instantaneous layer is de-biased for it (its `expectedSse` closed form does not
+ * apply then). O(1). @internal
+ */
+export function roundEstimateOptions(round: StoredRound): { instantEps?: number } {
+  const tag = round.request.campaign;
+  return tag?.role === "round" && tag.instantEps !== undefined ? { instantEps: tag.instantEps } : {};
 }

@@ -10,7 +10,7 @@ import type {
   StoredRound,
 } from "./api.js";
 import { bearerChecker } from "./auth.js";
-import { registerCampaigns } from "./campaigns.js";
+import { registerCampaigns, roundEstimateOptions } from "./campaigns.js";
 import { CorsPolicy } from "./cors.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import {
@@ -389,7 +389,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
       const { plan } = round;
       const attributes = queryAttributes(plan, request.query.attrs, maxQueryCells);
       const counts = await storage.supportCounts(round);
-      const answer = estimateMarginal(plan, counts, attributes, {}, request.query.estimator ?? "calm");
+      const options = roundEstimateOptions(round); // a campaign round's instantaneous layer, if any
+      const answer = estimateMarginal(plan, counts, attributes, options, request.query.estimator ?? "calm");
       return {
         round: round.id,
         attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
@@ -399,7 +400,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         n: answer.n,
         eps: plan.eps,
         method: answer.method,
-        expectedSse: answer.expectedSse,
+        expectedSse: options.instantEps === undefined ? answer.expectedSse : null,
         estimator: answer.estimator,
       };
     },

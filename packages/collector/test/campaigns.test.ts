@@ -270,5 +270,8 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
       Array.from(estimateCalm(plan, aggregator, { instantEps: 1 }).query([0, 1]).cells),
     );
     expect(point.expectedSse).toBeNull();
+    // The round's own marginal endpoint de-biases the same way.
+    const own = await call(`${url}/v1/rounds/${round}/marginals?attrs=a0,a1`, "GET");
+    expect(own.body).toMatchObject({ cells: point.cells, expectedSse: null, n: 600 });
   });
 });

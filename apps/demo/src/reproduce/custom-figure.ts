@@ -1,6 +1,6 @@
 import { toCsv, type VegaLiteSpec } from "@calm-ldp/experiments";
 import { renderSvg } from "../harness/render.js";
-import { figureFiles, figureHeader } from "./figure-files.js";
+import { type FigureResultHeader, figureFiles, figureHeader } from "./figure-files.js";
 
 /**
  * What a custom figure's run depends on: the options of `reproduce` that apply to
@@ -63,15 +63,7 @@ export interface RunCustomFigureOptions {
 }
 
 /** What `reproduce` prints and writes for a custom figure. */
-export interface CustomFigureResult {
-  figure: string;
-  paper: string;
-  title: string;
-  claim: string;
-  substitution?: string;
-  reps: number;
-  seed: number;
-  quick: boolean;
+export interface CustomFigureResult extends FigureResultHeader {
   settings: Record<string, unknown>;
   results: Record<string, unknown>[];
   files: string[];

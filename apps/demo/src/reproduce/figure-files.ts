@@ -1,11 +1,23 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
+/** The fields every figure result (a paper figure or a custom one) starts with, as `figureHeader` builds them. */
+export interface FigureResultHeader {
+  figure: string;
+  paper: string;
+  title: string;
+  claim: string;
+  substitution?: string;
+  reps: number;
+  seed: number;
+  quick: boolean;
+}
+
 /** What every reproduced figure's result starts with: which figure, the paper's claim, the run's settings. */
 export function figureHeader(
   figure: { id: string; paper: string; title: string; claim: string; substitution?: string },
   run: { reps: number; seed: number; quick: boolean },
-) {
+): FigureResultHeader {
   return {
     figure: figure.id,
     paper: figure.paper,

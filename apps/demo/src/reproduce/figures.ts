@@ -66,6 +66,23 @@ function binaryPanels(quick: boolean) {
 
 const log2 = (n: number) => Math.log2(n);
 
+/** A CALM-only run (Figures 7-9): 50 random queries, the figure's reps and seed, and CALM's options if any. */
+function calmOnly(
+  setting: { data: string; n: number; d: number; k: number; eps: number[] },
+  reps: number,
+  seed: number,
+  calm?: Record<string, number>,
+): ExperimentConfig {
+  return {
+    ...setting,
+    methods: ["calm"],
+    queries: 50,
+    reps,
+    seed,
+    ...(calm ? { methodOptions: { calm } } : {}),
+  };
+}
+
 export const FIGURES: readonly FigureDefinition[] = [
   {
     id: "calm-fig4",
@@ -166,35 +183,19 @@ export const FIGURES: readonly FigureDefinition[] = [
               panel: `${name}: l x m, eps=0.6`,
               x: l,
               y: views,
-              config: {
-                data: spec,
-                n: 2 ** 16,
-                d: 8,
-                k: 3,
-                eps: [0.6],
-                methods: ["calm"],
-                queries: 50,
-                reps,
-                seed,
-                methodOptions: { calm: { l, m: views } },
-              },
+              config: calmOnly({ data: spec, n: 2 ** 16, d: 8, k: 3, eps: [0.6] }, reps, seed, {
+                l,
+                m: views,
+              }),
             });
           }
           runs.push({
             panel: `${name}: l x eps, m=16`,
             x: l,
-            config: {
-              data: spec,
-              n: 2 ** 16,
-              d: 8,
-              k: 3,
-              eps: epsGrid,
-              methods: ["calm"],
-              queries: 50,
-              reps,
-              seed,
-              methodOptions: { calm: { l, m: Math.min(16, binomialCoefficient(8, l)) } },
-            },
+            config: calmOnly({ data: spec, n: 2 ** 16, d: 8, k: 3, eps: epsGrid }, reps, seed, {
+              l,
+              m: Math.min(16, binomialCoefficient(8, l)),
+            }),
           });
         }
       }
@@ -227,18 +228,9 @@ export const FIGURES: readonly FigureDefinition[] = [
         [3, 6, 8].map((kPrime) => ({
           panel: `BMS-WebView-1: n=2^${log2(n)}, d=${d}, k=${k}`,
           series: `k'=${kPrime}`,
-          config: {
-            data: spec,
-            n,
-            d,
-            k,
-            eps: quick ? EPS_CALM_QUICK : EPS_CALM,
-            methods: ["calm"],
-            queries: 50,
-            reps,
-            seed,
-            methodOptions: { calm: { planForK: kPrime } },
-          },
+          config: calmOnly({ data: spec, n, d, k, eps: quick ? EPS_CALM_QUICK : EPS_CALM }, reps, seed, {
+            planForK: kPrime,
+          }),
         })),
       );
     },
@@ -263,39 +255,10 @@ export const FIGURES: readonly FigureDefinition[] = [
       const runs: FigureRun[] = [];
       for (const eps of epsList) {
         for (const k of ks) {
-          runs.push({
-            panel: `eps=${eps}`,
-            series: "k'=3",
-            x: k,
-            config: {
-              data: spec,
-              n: 2 ** 18,
-              d: 16,
-              k,
-              eps: [eps],
-              methods: ["calm"],
-              queries: 50,
-              reps,
-              seed,
-              methodOptions: { calm: { planForK: 3 } },
-            },
-          });
-          runs.push({
-            panel: `eps=${eps}`,
-            series: "k'=k",
-            x: k,
-            config: {
-              data: spec,
-              n: 2 ** 18,
-              d: 16,
-              k,
-              eps: [eps],
-              methods: ["calm"],
-              queries: 50,
-              reps,
-              seed,
-            },
-          });
+          const setting = { data: spec, n: 2 ** 18, d: 16, k, eps: [eps] };
+          const panel = `eps=${eps}`;
+          runs.push({ panel, series: "k'=3", x: k, config: calmOnly(setting, reps, seed, { planForK: 3 }) });
+          runs.push({ panel, series: "k'=k", x: k, config: calmOnly(setting, reps, seed) });
         }
       }
       return runs;

@@ -3,7 +3,7 @@ import { facetedLinesSpec, HARNESS_METHOD_IDS, heatmapSpec, toCsv } from "@calm-
 import { loadPopulation } from "../harness/load.js";
 import { runExperimentParallel } from "../harness/parallel.js";
 import { renderSvg } from "../harness/render.js";
-import { figureFiles, figureHeader } from "./figure-files.js";
+import { type FigureResultHeader, figureFiles, figureHeader } from "./figure-files.js";
 import type { FigureDefinition, FigureRun } from "./figures.js";
 
 /** One point of a reproduced figure. */
@@ -39,15 +39,7 @@ export interface RunFigureOptions {
 }
 
 /** What `reproduce` prints and writes for one figure. */
-export interface FigureResult {
-  figure: string;
-  paper: string;
-  title: string;
-  claim: string;
-  substitution?: string;
-  reps: number;
-  seed: number;
-  quick: boolean;
+export interface FigureResult extends FigureResultHeader {
   /** Methods the paper's figure has that the harness does not (yet) know. */
   missingMethods: string[];
   rows: FigureRow[];
