@@ -73,6 +73,7 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "allow-origin",
     "id-retention",
     "rate-limit",
+    "trust-proxy",
   ],
   simulate: [
     "url",
