@@ -95,7 +95,7 @@ export interface DuckDbStorageOptions {
  * appender, synchronous but cheap there) and `INSERT ... SELECT` (index upkeep
  * off the event loop). Reads run on a second connection (MVCC snapshot).
  * Counting is `GROUP BY view` / `GROUP BY view, cell` in SQL. Memory: about 100 bytes per
- * stored report id of the rounds written since start.
+ * stored report id of the open rounds written since start (a closed round's ids leave memory).
  */
 export async function openDuckDbStorage(
   path: string,
@@ -303,7 +303,8 @@ class DuckDbStorage implements CollectorStorage {
       counters.set(key, entry);
     };
     try {
-      for (const job of jobs) if (job.kind === "reports") await this.#idsOf(job.round.no);
+      for (const job of jobs)
+        if (job.kind === "reports" && !this.#closedRounds.has(job.round.no)) await this.#idsOf(job.round.no);
       await this.#writer.run("BEGIN TRANSACTION");
       for (const job of jobs) {
         if (job.kind === "round") {
@@ -399,7 +400,11 @@ class DuckDbStorage implements CollectorStorage {
       const set = this.#ids.get(no)!;
       for (const id of ids) set.add(id);
     }
-    for (const no of closing) this.#closedRounds.add(no);
+    // A closed round takes no more reports: its ids need no memory any more.
+    for (const no of closing) {
+      this.#closedRounds.add(no);
+      this.#ids.delete(no);
+    }
     for (const no of compacted) this.#ids.delete(no);
     return results;
   }
