@@ -163,6 +163,73 @@ function sumDeviation(cells: Float64Array, cardinalities: readonly number[], inv
   }
 }
 
+/** Per view, what every query reuses: its covariance factors, strides, total and the total's variance. */
+interface Prepared {
+  diag: Float64Array;
+  rank1: Float64Array[];
+  strides: number[];
+  total: number;
+  totalVariance: number;
+}
+
+const prepared = new WeakMap<ViewNoiseInput, Prepared>();
+
+/** {@link Prepared} of a view, computed once per view input object. O(cells). */
+function preparedOf(view: ViewNoiseInput): Prepared {
+  let out = prepared.get(view);
+  if (!out) {
+    const { diag, rank1 } = estimateCovariance(view);
+    let total = 0;
+    for (const x of view.raw) total += x;
+    let totalVariance = 0;
+    for (const x of diag) totalVariance += x;
+    for (const a of rank1) {
+      let sum = 0;
+      for (const x of a) sum += x;
+      totalVariance -= sum * sum;
+    }
+    out = { diag, rank1, strides: stridesOf(view.cardinalities), total, totalVariance };
+    prepared.set(view, out);
+  }
+  return out;
+}
+
+/** Per view list, what every query reuses: views by attribute, and per view size the sums over all views. */
+interface ViewIndex {
+  byAttribute: Map<number, number[]>;
+  bySize: Map<number, { total: number; totalVariance: number }>;
+  /** sum_V 1/|V| (W of the empty block). */
+  weight: number;
+}
+
+const indexes = new WeakMap<readonly ViewNoiseInput[], ViewIndex>();
+
+/** {@link ViewIndex} of a view list, built once per list object. O(sum of view cells). */
+function indexOf(views: readonly ViewNoiseInput[]): ViewIndex {
+  let index = indexes.get(views);
+  if (!index) {
+    const byAttribute = new Map<number, number[]>();
+    const bySize = new Map<number, { total: number; totalVariance: number }>();
+    let weight = 0;
+    views.forEach((view, v) => {
+      for (const a of view.attributes) {
+        const list = byAttribute.get(a);
+        if (list) list.push(v);
+        else byAttribute.set(a, [v]);
+      }
+      const prepared = preparedOf(view);
+      const sums = bySize.get(view.raw.length) ?? { total: 0, totalVariance: 0 };
+      sums.total += prepared.total;
+      sums.totalVariance += prepared.totalVariance;
+      bySize.set(view.raw.length, sums);
+      weight += 1 / view.raw.length;
+    });
+    index = { byAttribute, bySize, weight };
+    indexes.set(views, index);
+  }
+  return index;
+}
+
 /** The linear answer and its per-cell variance. @internal */
 export interface AnalyticResult {
   center: Float64Array;
@@ -209,24 +276,25 @@ export function analyticAnswer(
   query.forEach((a, i) => {
     position.set(a, i);
   });
-  // Masks (over query positions) of every view's intersection; W_beta for all beta.
-  const masks = views.map((view) => {
+  const index = indexOf(views);
+  // Only views meeting the query need a pass over their cells; the others enter through
+  // the per-size sums of their totals (all views' sums minus the meeting ones').
+  const meeting = new Set<number>();
+  for (const a of query) for (const v of index.byAttribute.get(a) ?? []) meeting.add(v);
+  const weightOf = new Float64Array(1 << k);
+  weightOf[0] = index.weight;
+  const masks = new Map<number, number>();
+  for (const v of meeting) {
+    const view = views[v]!;
     let mask = 0;
     for (const a of view.attributes) {
       const p = position.get(a);
       if (p !== undefined) mask |= 1 << p;
     }
-    return mask;
-  });
-  const weightOf = new Float64Array(1 << k);
-  views.forEach((view, v) => {
+    masks.set(v, mask);
     const w = 1 / view.raw.length;
-    const mask = masks[v]!;
-    for (let beta = mask; ; beta = (beta - 1) & mask) {
-      weightOf[beta] += w;
-      if (beta === 0) break;
-    }
-  });
+    for (let beta = mask; beta !== 0; beta = (beta - 1) & mask) weightOf[beta] += w;
+  }
   // Group views by (mask, size): same G.
   interface Group {
     mask: number;
@@ -234,54 +302,76 @@ export function analyticAnswer(
     z: Float64Array;
     cov: Float64Array;
   }
-  const groups = new Map<string, Group>();
-  views.forEach((view, v) => {
-    const mask = masks[v]!;
-    const bPositions: number[] = [];
-    for (let p = 0; p < k; p++) if ((mask >>> p) & 1) bPositions.push(p);
-    const bCards = bPositions.map((p) => queryCardinalities[p]!);
-    const sizeB = bCards.reduce((s, c) => s * c, 1);
-    const key = `${mask}/${view.raw.length}`;
+  const groups = new Map<number, Group>();
+  const groupOf = (mask: number, size: number, sizeB: number): Group => {
+    const key = mask * 2 ** 32 + size;
     let group = groups.get(key);
     if (!group) {
-      group = {
-        mask,
-        size: view.raw.length,
-        z: new Float64Array(sizeB),
-        cov: new Float64Array(sizeB * sizeB),
-      };
+      group = { mask, size, z: new Float64Array(sizeB), cov: new Float64Array(sizeB * sizeB) };
       groups.set(key, group);
     }
-    // Map each view cell to its cell of the B-marginal.
-    const bStrides = stridesOf(bCards);
-    const viewStrides = stridesOf(view.cardinalities);
-    const inB: { stride: number; card: number; bStride: number }[] = [];
-    view.attributes.forEach((a, j) => {
-      const p = position.get(a);
-      if (p === undefined) return;
-      inB.push({
-        stride: viewStrides[j]!,
-        card: view.cardinalities[j]!,
-        bStride: bStrides[bPositions.indexOf(p)]!,
-      });
-    });
-    const { diag, rank1 } = estimateCovariance(view);
-    const diagB = new Float64Array(sizeB);
-    const rankB = rank1.map(() => new Float64Array(sizeB));
-    for (let u = 0; u < view.raw.length; u++) {
-      let b = 0;
-      for (const axis of inB) b += (Math.floor(u / axis.stride) % axis.card) * axis.bStride;
-      group.z[b] += view.raw[u]!;
-      diagB[b] += diag[u]!;
-      rank1.forEach((a, r) => {
-        rankB[r]![b] += a[u]!;
-      });
+    return group;
+  };
+  const inB: number[] = [];
+  for (const [size, sums] of index.bySize) {
+    const group = groupOf(0, size, 1);
+    group.z[0] += sums.total;
+    group.cov[0] += sums.totalVariance;
+  }
+  // Per intersection mask: positions, cardinalities, size and strides of B (cached: at most 2^k masks).
+  const shapes = new Map<number, { positions: number[]; size: number; strides: number[] }>();
+  const shapeOf = (mask: number) => {
+    let shape = shapes.get(mask);
+    if (!shape) {
+      const positions: number[] = [];
+      for (let p = 0; p < k; p++) if ((mask >>> p) & 1) positions.push(p);
+      const cards = positions.map((p) => queryCardinalities[p]!);
+      shape = { positions, size: cards.reduce((s, c) => s * c, 1), strides: stridesOf(cards) };
+      shapes.set(mask, shape);
     }
-    for (let b = 0; b < sizeB; b++) group.cov[b * sizeB + b] += diagB[b]!;
-    for (const a of rankB)
-      for (let b = 0; b < sizeB; b++)
-        for (let c = 0; c < sizeB; c++) group.cov[b * sizeB + c] -= a[b]! * a[c]!;
-  });
+    return shape;
+  };
+  const diagB = new Float64Array(sizeA);
+  const rankB = [new Float64Array(sizeA), new Float64Array(sizeA)];
+  for (const [v, mask] of masks) {
+    const view = views[v]!;
+    const prepared = preparedOf(view);
+    // Take the view out of the empty-block sums: it enters with its own B.
+    const empty = groupOf(0, view.raw.length, 1);
+    empty.z[0] -= prepared.total;
+    empty.cov[0] -= prepared.totalVariance;
+    const shape = shapeOf(mask);
+    const sizeB = shape.size;
+    const group = groupOf(mask, view.raw.length, sizeB);
+    // Map each view cell to its cell of the B-marginal: (stride, cardinality, B stride) per shared attribute.
+    inB.length = 0;
+    for (let j = 0; j < view.attributes.length; j++) {
+      const p = position.get(view.attributes[j]!);
+      if (p === undefined) continue;
+      inB.push(prepared.strides[j]!, view.cardinalities[j]!, shape.strides[shape.positions.indexOf(p)]!);
+    }
+    const { diag, rank1 } = prepared;
+    diagB.fill(0, 0, sizeB);
+    for (let r = 0; r < rank1.length; r++) rankB[r]!.fill(0, 0, sizeB);
+    const raw = view.raw;
+    const z = group.z;
+    for (let u = 0; u < raw.length; u++) {
+      let b = 0;
+      for (let x = 0; x < inB.length; x += 3) b += (Math.floor(u / inB[x]!) % inB[x + 1]!) * inB[x + 2]!;
+      z[b] += raw[u]!;
+      diagB[b] += diag[u]!;
+      for (let r = 0; r < rank1.length; r++) rankB[r]![b] += rank1[r]![u]!;
+    }
+    const cov = group.cov;
+    for (let b = 0; b < sizeB; b++) cov[b * sizeB + b] += diagB[b]!;
+    for (let r = 0; r < rank1.length; r++) {
+      const a = rankB[r]!;
+      for (let b = 0; b < sizeB; b++) {
+        const ab = a[b]!;
+        for (let c = 0; c < sizeB; c++) cov[b * sizeB + c] -= ab * a[c]!;
+      }
+    }
+  }
   const center = new Float64Array(sizeA);
   const variance = new Float64Array(sizeA);
   const covariance = withCovariance ? new Float64Array(sizeA * sizeA) : undefined;

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidRecordError } from "@calm-ldp/calm-core";
+import { CalmLdpError } from "@calm-ldp/errors";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import type { ReporterStorage, WireReport } from "./api.js";
@@ -90,6 +91,7 @@ describe("createReporter", () => {
     fresh[attributes[0]!] = 1; // cell (1, 0): neither (0, 0) nor (1, 1)
     const refused = await reporter.report(fresh, { round: "r4" }).catch((e) => e);
     expect(refused).toBeInstanceOf(ReporterError);
+    expect(refused).toBeInstanceOf(CalmLdpError); // one error family across packages
     expect(refused.problem).toBe("budget");
     expect(reporter.ledger().eps).toBeCloseTo(2 * plan.eps, 12);
     expect(server.ids().length).toBe(reporter.ledger().rounds);

@@ -52,8 +52,8 @@ export function wireError(where: string, problem: WireProblem, detail: string): 
 export type ReporterProblem = "budget" | "round" | "storage" | "options";
 
 /** A persistent reporter refused; nothing was sent and its state is unchanged. */
-export class ReporterError extends Error {
-  override readonly name = "ReporterError";
+export class ReporterError extends CalmLdpError {
+  override readonly name: string = "ReporterError";
   constructor(
     message: string,
     readonly problem: ReporterProblem,

@@ -38,6 +38,8 @@ export type CampaignTag =
       readonly index: number;
       /** The campaign's instantEps, copied so the round's own marginals de-bias for it. */
       readonly instantEps?: number;
+      /** The campaign's schedule, copied so a report after the round's window is refused. */
+      readonly roundEveryMs?: number;
     };
 
 /** A round as stored: its public id, its internal number, its plan and the request that made it. */

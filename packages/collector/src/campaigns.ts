@@ -7,7 +7,7 @@ import { planRound } from "./create-round.js";
 import { reject } from "./errors.js";
 import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
 import { queryAttributes } from "./query-attributes.js";
-import { ROUND_BODY, ROUND_PARAMS } from "./schemas.js";
+import { REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS } from "./schemas.js";
 
 /** The body of `POST /v1/campaigns`: a round's parameters plus the schedule and the clients' layer. */
 export interface CampaignRequest extends RoundRequest {
@@ -115,7 +115,8 @@ type Params = { id: string };
  *   composed mechanism (estimateCalm's `instantEps`).
  * With `roundEvery`, a round older than the schedule is closed and the next opened
  * whenever the campaign is read (any of the routes above): clients ask `current`
- * before reporting. Rolling over is serialized within one collector process;
+ * before reporting; a report batch for a scheduled round past its window closes
+ * that round first and is refused (409 `round-closed`). Rolling over is serialized within one collector process;
  * several collectors on one database may race to open a round (then two rounds
  * share an index and both are listed). Unknown campaign: 404 `campaign-not-found`.
  * Cost: one `listRounds` per request, O(rounds); a series costs one aggregate
@@ -157,6 +158,7 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
           role: "round",
           index,
           ...(campaign.instantEps !== undefined ? { instantEps: campaign.instantEps } : {}),
+          ...(campaign.roundEveryMs !== undefined ? { roundEveryMs: campaign.roundEveryMs } : {}),
         },
       },
     });
@@ -205,6 +207,24 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
       openedAt: r.createdAt,
       closedAt: closed[i]!.closedAt,
     }));
+
+  // A report for a scheduled round past its window closes the round first, so it is refused
+  // (409 round-closed) even when nobody read the campaign since the window ended.
+  app.addHook("preHandler", async (request) => {
+    if (request.routeOptions.url !== REPORTS_ROUTE) return;
+    const id = (request.params as { id?: string }).id;
+    let round = id === undefined ? undefined : rounds.get(id);
+    if (id !== undefined && !round) {
+      round = await storage.findRound(id);
+      if (round) rounds.set(id, round);
+    }
+    const tag = round?.request.campaign;
+    if (!round || tag?.role !== "round" || tag.roundEveryMs === undefined) return;
+    if (Date.parse(round.createdAt) + tag.roundEveryMs > context.now().getTime()) return;
+    await serial(tag.id, async () => {
+      if ((await storage.roundState(round)).closedAt === null) await storage.closeRound(round, context.now());
+    });
+  });
 
   app.post<{ Body: CampaignRequest }>(
     "/v1/campaigns",

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { CalmAggregator, estimateCalm } from "@calm-ldp/calm-core";
 import {
   CollectorResponseError,
+  createReport,
   createReporter,
   fetchCampaignRound,
   memoryStorage,
@@ -236,6 +237,17 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     expect(b.body.round).toBe(a.body.round);
     const status = await call(`${url}/v1/rounds/${created.body.round}/status`, "GET");
     expect(status.body.closedAt).not.toBeNull();
+    // A report for the new round after its window, before anyone read the campaign: refused.
+    const plan = readPlan(created.body.plan);
+    const ok = await sendReports(url, a.body.round as string, [createReport(plan, [0, 1, 0, 1, 0])]);
+    expect(ok).toMatchObject({ acknowledged: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const late = await sendReports(url, a.body.round as string, [createReport(plan, [0, 1, 0, 1, 0])]).catch(
+      (e) => e,
+    );
+    expect(late).toMatchObject({ status: 409, reason: "round-closed" });
+    const lateStatus = await call(`${url}/v1/rounds/${a.body.round}/status`, "GET");
+    expect(lateStatus.body).toMatchObject({ accepted: 1, rejected: { "round-closed": 1 } });
     expect(parseRoundEvery("1d")).toBe(86_400_000);
     expect(parseRoundEvery("15m")).toBe(900_000);
   });

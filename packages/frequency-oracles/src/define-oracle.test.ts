@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { InvalidParameterError, MalformedReportError } from "./errors.js";
+import { peakedLaw } from "./exact-privacy.js";
 import { describeOracleContract } from "./testing/index.js";
 
 // The walk-through oracle of CONTRIBUTING.md ("Adding an oracle"), verbatim: a
@@ -32,15 +33,7 @@ function createDirectExample({ eps, domain }: OracleOptions): FrequencyOracle<nu
     },
     // reports are one word, an integer in [0, D): defineOracle's default codec packs and checks them
     supportsAt: (words, offset, value) => words[offset] === value,
-    privacyLaw: () => ({
-      kind: "categorical",
-      outputs: domain,
-      probabilities(value, out) {
-        out.fill(q);
-        out[value] = p;
-        return out;
-      },
-    }),
+    privacyLaw: () => peakedLaw("categorical", domain, p, q), // p for the true value, q for each other
   });
 }
 

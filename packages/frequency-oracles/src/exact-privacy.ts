@@ -1,4 +1,10 @@
-import type { ExactPrivacyOptions, FrequencyOracle, PrivacyLaw } from "./api.js";
+import type {
+  CategoricalLaw,
+  ExactPrivacyOptions,
+  FrequencyOracle,
+  IndependentBitsLaw,
+  PrivacyLaw,
+} from "./api.js";
 import { fail } from "./errors.js";
 
 /** Tolerance on log-ratios and on probability sums used by the exact check. */
@@ -148,4 +154,29 @@ function membershipWorst(domain: number, size: number, logMember: number, logNot
   // "both" and "neither" have ratio 1.
   if (size >= 1 && size <= domain - 1) return Math.abs(logMember - logNot);
   return 0;
+}
+
+/**
+ * The output law of a report that favours the true value and treats every other
+ * value alike: `"categorical"` over `size` outputs with probability p for the
+ * true value and q for each other one (GRR), or `"independent-bits"` over `size`
+ * bits, the true value's bit set with probability p and every other bit with q
+ * (unary encodings). O(size) per `probabilities` call.
+ */
+export function peakedLaw(kind: "categorical", size: number, p: number, q: number): CategoricalLaw;
+export function peakedLaw(kind: "independent-bits", size: number, p: number, q: number): IndependentBitsLaw;
+export function peakedLaw(
+  kind: "categorical" | "independent-bits",
+  size: number,
+  p: number,
+  q: number,
+): CategoricalLaw | IndependentBitsLaw {
+  const probabilities = (value: number, out: Float64Array): Float64Array => {
+    out.fill(q);
+    out[value] = p;
+    return out;
+  };
+  return kind === "categorical"
+    ? { kind, outputs: size, probabilities }
+    : { kind, bits: size, probabilities };
 }

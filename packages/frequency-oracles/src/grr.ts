@@ -2,6 +2,7 @@ import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { fail } from "./errors.js";
+import { peakedLaw } from "./exact-privacy.js";
 import { checkDomain, checkEps } from "./params.js";
 import { boundedFromWord, rejectionCount, WordBuffer } from "./words.js";
 
@@ -90,14 +91,6 @@ export function grrCore(
     },
     simulation: "joint",
 
-    privacyLaw: () => ({
-      kind: "categorical",
-      outputs: domain,
-      probabilities(value: number, out: Float64Array): Float64Array {
-        out.fill(q);
-        out[value] = p;
-        return out;
-      },
-    }),
+    privacyLaw: () => peakedLaw("categorical", domain, p, q),
   };
 }

@@ -29,7 +29,7 @@ export { defineOracle } from "./define-oracle.js";
 export { empiricalAudit } from "./empirical-audit.js";
 export { InvalidParameterError, MalformedReportError, type MalformedReportProblem } from "./errors.js";
 export { supportEstimate, supportVariance } from "./estimate.js";
-export { EXACT_PRIVACY_TOLERANCE, exactWorstLogRatio } from "./exact-privacy.js";
+export { EXACT_PRIVACY_TOLERANCE, exactWorstLogRatio, peakedLaw } from "./exact-privacy.js";
 export { fnv1a32, parameterText } from "./fingerprint.js";
 export { createGrr } from "./grr.js";
 export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";

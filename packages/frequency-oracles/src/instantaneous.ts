@@ -1,6 +1,7 @@
 import { createBernoulli, type Rng } from "@calm-ldp/random";
 import type { CategoricalLaw, FrequencyOracle, IndependentBitsLaw } from "./api.js";
 import { fail } from "./errors.js";
+import { peakedLaw } from "./exact-privacy.js";
 import { createGrr } from "./grr.js";
 import { checkEps } from "./params.js";
 
@@ -77,15 +78,7 @@ export function instantaneousLayer(oracle: FrequencyOracle, instantEps: number):
         if (typeof permanent !== "number") fail(where, "a GRR permanent response is a number", permanent);
         return second.perturb(permanent, rng);
       },
-      composedLaw: () => ({
-        kind: "categorical",
-        outputs: domain,
-        probabilities(value: number, out: Float64Array): Float64Array {
-          out.fill(q);
-          out[value] = p;
-          return out;
-        },
-      }),
+      composedLaw: () => peakedLaw("categorical", domain, p, q),
     };
   }
   let p2: number;
@@ -121,14 +114,6 @@ export function instantaneousLayer(oracle: FrequencyOracle, instantEps: number):
       }
       return out;
     },
-    composedLaw: () => ({
-      kind: "independent-bits",
-      bits: domain,
-      probabilities(value: number, out: Float64Array): Float64Array {
-        out.fill(q);
-        out[value] = p;
-        return out;
-      },
-    }),
+    composedLaw: () => peakedLaw("independent-bits", domain, p, q),
   };
 }

@@ -1,6 +1,7 @@
 import { bernoulli, type Rng } from "@calm-ldp/random";
 import type { OracleCore } from "./api.js";
 import { malformed } from "./errors.js";
+import { peakedLaw } from "./exact-privacy.js";
 import { simulateSupportPerCell } from "./simulate.js";
 import { WordBuffer } from "./words.js";
 
@@ -113,15 +114,7 @@ export function unaryCore(
     },
     simulation: "joint",
 
-    privacyLaw: () => ({
-      kind: "independent-bits",
-      bits: domain,
-      probabilities(value: number, out: Float64Array): Float64Array {
-        out.fill(q);
-        out[value] = p;
-        return out;
-      },
-    }),
+    privacyLaw: () => peakedLaw("independent-bits", domain, p, q),
   };
 }
 
