@@ -224,9 +224,15 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     app.addHook("onRequest", async (request, reply) => {
       const wait = limiter.take(request.ip);
       if (wait === 0) return;
-      // A page on an allowed origin must be able to read the 429 of a browser endpoint.
+      // A page on an allowed origin must be able to read the 429 of a browser endpoint
+      // (one with its own preflight route: plan, reports, a campaign's current round).
       const route = request.routeOptions.url;
-      if (request.method !== "OPTIONS" && (route === PLAN_ROUTE || route === REPORTS_ROUTE))
+      if (
+        request.method !== "OPTIONS" &&
+        route !== undefined &&
+        route !== "*" &&
+        app.hasRoute({ method: "OPTIONS", url: route })
+      )
         await cors.decorate(request, reply);
       reply.header("retry-after", String(wait));
       await send(reply, 429, "rate-limited", `too many requests from this address; retry after ${wait} s`);

@@ -81,6 +81,18 @@ describe("rate limit per client address", () => {
       refused: Record<string, number>;
     };
     expect(health.refused["rate-limited"]).toBe(refused.length);
+    // An admin endpoint's 429 carries no CORS header, even for an allowed origin.
+    const admin = async () =>
+      fetch(`${limited.url}/v1/rounds/${round}/status`, {
+        headers: { authorization: `Bearer ${TOKEN}`, origin: ORIGIN },
+      });
+    let adminRefused: Response | undefined;
+    for (let i = 0; i < 10 && adminRefused === undefined; i++) {
+      const response = await admin();
+      if (response.status === 429) adminRefused = response;
+    }
+    expect(adminRefused?.status).toBe(429);
+    expect(adminRefused?.headers.get("access-control-allow-origin")).toBeNull();
     // After waiting Retry-After, the same address is served again.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await post(60)).status).toBe(200);
