@@ -174,6 +174,15 @@ describe("registry and runMethod", () => {
     );
   });
 
+  it("runMethod runs a protocol without simulatePerUser record by record through report and add", () => {
+    const { simulatePerUser: _perUser, simulate: _counts, ...bare } = createMethod("fc");
+    const plan = bare.plan(parameters);
+    const result = runMethod(bare, plan, store, seededRng(1));
+    expect(result.path).toBe("per-user");
+    expect(result.aggregator.reports).toBe(store.size);
+    expect(() => runMethod(bare, plan, store, seededRng(1), { path: "counts" })).toThrow(CannotRunError);
+  });
+
   it("a store that does not match the plan is rejected", () => {
     const fc = createMethod("fc");
     const plan = fc.plan(parameters);

@@ -1,6 +1,11 @@
-import type { ProtocolPlan, RecordStore } from "@calm-ldp/marginal-algebra";
+import type {
+  MarginalProtocol,
+  ProtocolPlan,
+  RecordStore,
+  ReportAggregator,
+} from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
-import type { BaselineProtocol, RunOptions, RunResult } from "./api.js";
+import type { RunOptions, RunResult } from "./api.js";
 import { CannotRunError, fail } from "./errors.js";
 
 /**
@@ -9,14 +14,16 @@ import { CannotRunError, fail } from "./errors.js";
  * - "counts": the method's exact count-level `simulate` (throws `CannotRunError`
  *   for a method without one: EM, InpEM, InpOLH);
  * - "per-user": `simulatePerUser`, every record through the real client kernel,
- *   batched;
+ *   batched (a method without it: every record through `report` and `add`, one
+ *   at a time);
  * - "auto" (default): "counts" where the method has it, else "per-user".
  * Both paths give the same distribution of estimates (tested per method). Then
- * `method.estimate(plan, result.aggregator)` gives the synopsis. Cost: O(1) plus the
- * method's simulation or per-user cost (O(n d) to O(n D) by method).
+ * `method.estimate(plan, result.aggregator)` gives the synopsis. This is the one
+ * population runner: the experiment harness runs every method through it. Cost:
+ * O(1) plus the method's simulation or per-user cost (O(n d) to O(n D) by method).
  */
 export function runMethod<Plan extends ProtocolPlan, Report>(
-  method: BaselineProtocol<Plan, Report>,
+  method: PopulationMethod<Plan, Report>,
   plan: Plan,
   store: RecordStore,
   rng: Rng,
@@ -32,5 +39,23 @@ export function runMethod<Plan extends ProtocolPlan, Report>(
   }
   if (path !== "per-user" && method.simulate !== undefined)
     return { aggregator: method.simulate(plan, store, rng), path: "counts" };
-  return { aggregator: method.simulatePerUser(plan, store, rng), path: "per-user" };
+  if (method.simulatePerUser !== undefined)
+    return { aggregator: method.simulatePerUser(plan, store, rng), path: "per-user" };
+  const aggregator = method.createAggregator(plan);
+  const d = store.columns.length;
+  const record = new Array<number>(d);
+  for (let r = 0; r < store.size; r++) {
+    for (let a = 0; a < d; a++) record[a] = store.columns[a]![r]!;
+    aggregator.add(method.report(plan, record, rng));
+  }
+  return { aggregator, path: "per-user" };
+}
+
+/**
+ * What `runMethod` runs: any marginal protocol, with the batched per-user path
+ * when it has one (every baseline does).
+ */
+export interface PopulationMethod<Plan extends ProtocolPlan = ProtocolPlan, Report = unknown>
+  extends MarginalProtocol<Plan, Report> {
+  simulatePerUser?(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
 }
