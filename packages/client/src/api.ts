@@ -40,6 +40,11 @@ export interface PlanResponse {
   readonly wireFormat: number;
   /** Largest number of reports per POST. */
   readonly maxBatch: number;
+  /**
+   * When the round was closed (ISO time; it then refuses reports with 409
+   * `round-closed`), or null while it is open. Absent from collectors before it.
+   */
+  readonly closedAt?: string | null;
   readonly plan: CalmPlan;
 }
 

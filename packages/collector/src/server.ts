@@ -69,7 +69,8 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 /**
  * The collector's HTTP API as a Fastify instance (not yet listening):
  * - `POST /v1/rounds` (admin): plan a round from `{schema, eps, k, n, theta?}` -> 201 `{round, plan}`;
- * - `GET /v1/rounds/:id/plan`: `{round, wireFormat, maxBatch, plan}`, what clients need;
+ * - `GET /v1/rounds/:id/plan`: `{round, wireFormat, maxBatch, closedAt, plan}`, what clients need
+ *   (`closedAt` null while the round takes reports);
  * - `POST /v1/rounds/:id/reports`: `{round, reports}`, validated strictly, all or
  *   nothing (JSON schema, then the wire format and the view oracle's own check);
  *   answered 200 `{acknowledged, stored, duplicates}` only after the storage
@@ -296,7 +297,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
     async (request) => {
       const round = await findRound(request.params.id);
-      return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, plan: round.plan };
+      const { closedAt } = await storage.roundState(round);
+      return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, closedAt, plan: round.plan };
     },
   );
 

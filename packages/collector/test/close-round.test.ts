@@ -119,6 +119,9 @@ async function closingContract(backend: Backend): Promise<void> {
   expect(heldBefore.support).toBeGreaterThanOrEqual(N);
   expect(before.body.idsHeld).toBe(N);
 
+  const planOf = async (round: string) =>
+    (await app.inject({ method: "GET", url: `/v1/rounds/${round}/plan` })).json() as Record<string, unknown>;
+  expect((await planOf(a.round)).closedAt).toBeNull();
   // Close A (twice: idempotent, the first time stays).
   const closed = await inject("POST", `/v1/rounds/${a.round}/close`);
   expect(closed.status).toBe(200);
@@ -130,6 +133,9 @@ async function closingContract(backend: Backend): Promise<void> {
   const unauthorised = await app.inject({ method: "POST", url: `/v1/rounds/${a.round}/close` });
   expect(unauthorised.statusCode).toBe(401);
 
+  // Clients can see it on the plan endpoint.
+  expect(await planOf(a.round)).toMatchObject({ round: a.round, closedAt: closed.body.closedAt });
+  expect((await planOf(b.round)).closedAt).toBeNull();
   // A retry (known ids) and new reports: 409 round-closed, counted by reason; B still open.
   const retry = await post(a.round, sentA.slice(0, 7));
   expect(retry.status).toBe(409);
