@@ -89,10 +89,14 @@ const ready = await message<{ requests: number; bytes: number }>();
 console.log(
   `  load generator ready: ${ready.requests} requests, ${(ready.bytes / ready.requests).toFixed(0)} bytes each`,
 );
+// Also the CPU time of this process (the collector's event loop, and DuckDB's threads) per report.
 const run = async (urls: string[]) => {
   const finished = message<{ seconds: number; failed: number; latencies: number[] }>();
+  const cpu = process.cpuUsage();
   worker.send({ urls });
-  return finished;
+  const result = await finished;
+  const used = process.cpuUsage(cpu);
+  return { ...result, cpuMicros: used.user + used.system };
 };
 // The bare ceiling first (same bodies, same round, stores nothing), then the real store.
 const ceiling = await run([bare.url]);
@@ -108,10 +112,10 @@ const status = (await (
 const bareRate = reports / ceiling.seconds;
 const rate = reports / done.seconds;
 console.log(
-  `  bare handler (parse + validate, store nothing): ${bareRate.toFixed(0)} reports/s (${ceiling.seconds.toFixed(2)} s, ${ceiling.failed} failed requests)`,
+  `  bare handler (parse + validate, store nothing): ${bareRate.toFixed(0)} reports/s (${ceiling.seconds.toFixed(2)} s, ${ceiling.failed} failed requests; collector CPU ${(ceiling.cpuMicros / reports).toFixed(1)} us/report)`,
 );
 console.log(
-  `  ingest (${backend.description}): ${rate.toFixed(0)} reports/s sustained (${done.seconds.toFixed(2)} s, ${done.failed} failed requests, ${status.accepted} counted): ${((100 * rate) / bareRate).toFixed(0)}% of bare`,
+  `  ingest (${backend.description}): ${rate.toFixed(0)} reports/s sustained (${done.seconds.toFixed(2)} s, ${done.failed} failed requests, ${status.accepted} counted; collector CPU ${(done.cpuMicros / reports).toFixed(1)} us/report${processes.length > 0 ? " in this process only" : ""}): ${((100 * rate) / bareRate).toFixed(0)}% of bare`,
 );
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,

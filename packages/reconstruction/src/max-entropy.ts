@@ -62,6 +62,65 @@ export function maxEntropy(
 ): MaxEntropyResult {
   const { tolerance, maxIterations } = ipfSettings("maxEntropy", options);
   if (!views || views.length === 0) fail("maxEntropy", "views must be a non-empty array of tables", 0);
+  const { query, positionOf } = checkQuery(attributes);
+  const k = query.length;
+  const unit = views[0]!.unit;
+  const { groups, cardinalities } = intersectViews(views, query, positionOf, options);
+  const maximal = maximalGroups(groups);
+  const { targets, maxDisagreement: sameSet } = averageTargets(
+    views,
+    maximal,
+    query,
+    positionOf,
+    cardinalities,
+  );
+  const totals = targets.map((t) => t.cells.reduce((s, x) => s + x, 0));
+  const common = commonTotal(views, totals);
+  const table = createTable(query, cardinalities, { unit });
+  const summary = (maxDisagreement: number) => ({
+    maxDisagreement,
+    inconsistent: maxDisagreement > tolerance * Math.abs(common),
+  });
+  const noFit = { iterations: 0, converged: true, stalled: false, totalRestored: false, clippedMass: 0 };
+
+  // One view covers the query: its (averaged) projection is the answer.
+  if (maximal.length === 1 && maximal[0]!.mask === fullMask(k) && k > 0) {
+    table.cells.set(targets[0]!.cells);
+    return {
+      table,
+      method: "projection",
+      constraints: [query],
+      maxResidual: sameSet,
+      ...noFit,
+      ...summary(sameSet),
+    };
+  }
+  const maxDisagreement = Math.max(sameSet, constraintDisagreement(maximal, targets, totals, common));
+  // No view meets the query: the mean view total, spread uniformly.
+  if (targets.length === 0) {
+    table.cells.fill(common / table.cells.length);
+    return { table, method: "ipf", constraints: [], maxResidual: 0, ...noFit, ...summary(maxDisagreement) };
+  }
+  const clippedMass = clipTargets(targets, totals, common);
+  const maps = maximal.map((g) => projectionMap(cardinalities, positionsOf(g.mask)));
+  const fit = runIpf(table, targets, maps, Math.max(common, 0), tolerance, maxIterations);
+  return {
+    ...fit,
+    method: "ipf",
+    constraints: targets.map((t) => t.attributes),
+    maxDisagreement,
+    clippedMass,
+    inconsistent: fit.stalled || fit.totalRestored || maxDisagreement > tolerance * Math.abs(common),
+  };
+}
+
+/** The mask of all k query positions. */
+function fullMask(k: number): number {
+  return k === 0 ? 0 : (2 ** k - 1) | 0;
+}
+
+/** Step 1: the query sorted ascending, each attribute's position in it; at most 31 distinct integers >= 0. O(k log k). */
+function checkQuery(attributes: readonly number[]): { query: number[]; positionOf: Map<number, number> } {
   const query = [...attributes].sort((x, y) => x - y);
   const positionOf = new Map<number, number>();
   query.forEach((a, i) => {
@@ -71,12 +130,23 @@ export function maxEntropy(
     positionOf.set(a, i);
   });
   if (query.length > 31) fail("maxEntropy", "a query may have at most 31 attributes", query.length);
-  const k = query.length;
-  const full = k === 0 ? 0 : (2 ** k - 1) | 0;
-  const unit = views[0]!.unit;
-  const queryCards = new Array<number>(k).fill(0);
+  return { query, positionOf };
+}
 
-  // Intersections with the query, as masks over query positions; group views by them.
+/**
+ * Step 2: every view's intersection with the query as a mask over query
+ * positions, views grouped by it; the query attributes' cardinalities (from the
+ * views, which must agree, or `options.cardinalities` for attributes in no view).
+ * Checks that every view has view 0's unit. O(sum_V k_V).
+ */
+function intersectViews(
+  views: readonly MarginalTable[],
+  query: readonly number[],
+  positionOf: ReadonlyMap<number, number>,
+  options: MaxEntropyOptions,
+): { groups: Map<number, Group>; cardinalities: number[] } {
+  const unit = views[0]!.unit;
+  const queryCards = new Array<number>(query.length).fill(0);
   const groups = new Map<number, Group>();
   views.forEach((view, v) => {
     if (view?.unit !== unit)
@@ -103,21 +173,37 @@ export function maxEntropy(
       fail("maxEntropy", `cardinality of attribute ${a} must be an integer >= 1`, c);
     return c;
   });
+  return { groups, cardinalities };
+}
 
-  // Maximal intersections (all groups when one covers the query: then only it is maximal).
+/** Step 3: the maximal non-empty intersections (only the covering one when a view contains the query). O(groups^2). */
+function maximalGroups(groups: ReadonlyMap<number, Group>): Group[] {
   const ordered = [...groups.values()]
     .filter((g) => g.mask !== 0)
     .sort((x, y) => popcount32(y.mask) - popcount32(x.mask));
   const maximal: Group[] = [];
   for (const g of ordered) if (!maximal.some((h) => (g.mask & h.mask) === g.mask)) maximal.push(g);
+  return maximal;
+}
 
-  // One target per maximal set: the 1/|V|-weighted mean of its views' projections.
+/**
+ * Step 4: one target per maximal set, the 1/|V|-weighted mean of its views'
+ * projections, and the largest spread between views giving the same set. Each
+ * view used is validated. O(|V|) per view used.
+ */
+function averageTargets(
+  views: readonly MarginalTable[],
+  maximal: readonly Group[],
+  query: readonly number[],
+  positionOf: ReadonlyMap<number, number>,
+  cardinalities: readonly number[],
+): { targets: MarginalTable[]; maxDisagreement: number } {
+  const unit = views[0]!.unit;
   let maxDisagreement = 0;
   const targets = maximal.map((g) => {
     const positions = positionsOf(g.mask);
-    const set = positions.map((p) => query[p]!);
     const target = createTable(
-      set,
+      positions.map((p) => query[p]!),
       positions.map((p) => cardinalities[p]!),
       { unit },
     );
@@ -153,35 +239,30 @@ export function maxEntropy(
     }
     return target;
   });
-  const totals = targets.map((t) => t.cells.reduce((s, x) => s + x, 0));
+  return { targets, maxDisagreement };
+}
+
+/** Step 5: the total every constraint is fitted to: the targets' mean total, or (no target) the views' mean total. O(targets), or O(sum |V|). */
+function commonTotal(views: readonly MarginalTable[], totals: readonly number[]): number {
+  if (totals.length > 0) return totals.reduce((s, x) => s + x, 0) / totals.length;
   let common = 0;
-  if (targets.length > 0) common = totals.reduce((s, x) => s + x, 0) / targets.length;
-  else {
-    // No view meets the query: the mean view total, spread uniformly.
-    for (const view of views) for (const x of view.cells) common += x;
-    common /= views.length;
-  }
+  for (const view of views) for (const x of view.cells) common += x;
+  return common / views.length;
+}
 
-  const table = createTable(query, cardinalities, { unit });
-  if (maximal.length === 1 && maximal[0]!.mask === full && k > 0) {
-    table.cells.set(targets[0]!.cells);
-    return {
-      table,
-      method: "projection",
-      constraints: [query],
-      iterations: 0,
-      maxResidual: maxDisagreement,
-      converged: true,
-      stalled: false,
-      totalRestored: false,
-      maxDisagreement,
-      clippedMass: 0,
-      inconsistent: maxDisagreement > tolerance * Math.abs(common),
-    };
-  }
-
-  // Disagreement between constraints on their shared attributes (the empty set: totals).
-  for (const t of totals) maxDisagreement = Math.max(maxDisagreement, Math.abs(t - common));
+/**
+ * Step 6: the largest disagreement between constraints on their shared
+ * attributes, the empty set (their totals against the common total) included.
+ * O(pairs * target cells).
+ */
+function constraintDisagreement(
+  maximal: readonly Group[],
+  targets: readonly MarginalTable[],
+  totals: readonly number[],
+  common: number,
+): number {
+  let worst = 0;
+  for (const t of totals) worst = Math.max(worst, Math.abs(t - common));
   for (let i = 0; i < targets.length; i++) {
     for (let j = i + 1; j < targets.length; j++) {
       const shared = maximal[i]!.mask & maximal[j]!.mask;
@@ -189,33 +270,23 @@ export function maxEntropy(
       const sharedPositions = positionsOf(shared);
       const a = projectOnto(targets[i]!, maximal[i]!.mask, sharedPositions);
       const b = projectOnto(targets[j]!, maximal[j]!.mask, sharedPositions);
-      for (let c = 0; c < a.length; c++) maxDisagreement = Math.max(maxDisagreement, Math.abs(a[c]! - b[c]!));
+      for (let c = 0; c < a.length; c++) worst = Math.max(worst, Math.abs(a[c]! - b[c]!));
     }
   }
+  return worst;
+}
 
-  if (targets.length === 0) {
-    table.cells.fill(common / table.cells.length);
-    return {
-      table,
-      method: "ipf",
-      constraints: [],
-      iterations: 0,
-      maxResidual: 0,
-      converged: true,
-      stalled: false,
-      totalRestored: false,
-      maxDisagreement,
-      clippedMass: 0,
-      inconsistent: maxDisagreement > tolerance * Math.abs(common),
-    };
-  }
-
-  // Non-negative targets with the common total.
+/**
+ * Step 7: make every target non-negative with the common total, in place
+ * (negative cells to 0, then rescaled; an all-zero target becomes uniform).
+ * Returns the negative mass removed. O(target cells).
+ */
+function clipTargets(targets: readonly MarginalTable[], totals: readonly number[], common: number): number {
   let clippedMass = 0;
-  const fitted = targets.map((target, i) => {
+  targets.forEach((target, i) => {
     let negative = false;
     for (const x of target.cells) if (x < 0) negative = true;
-    if (!negative && Math.abs(totals[i]! - common) <= 1e-15 * Math.abs(common)) return target;
+    if (!negative && Math.abs(totals[i]! - common) <= 1e-15 * Math.abs(common)) return;
     const cells = target.cells;
     let sum = 0;
     for (let c = 0; c < cells.length; c++) {
@@ -227,18 +298,8 @@ export function maxEntropy(
     }
     if (sum > 0) for (let c = 0; c < cells.length; c++) cells[c] = (cells[c]! * common) / sum;
     else cells.fill(Math.max(common, 0) / cells.length);
-    return target;
   });
-  const maps = maximal.map((g) => projectionMap(cardinalities, positionsOf(g.mask)));
-  const fit = runIpf(table, fitted, maps, Math.max(common, 0), tolerance, maxIterations);
-  return {
-    ...fit,
-    method: "ipf",
-    constraints: fitted.map((t) => t.attributes),
-    maxDisagreement,
-    clippedMass,
-    inconsistent: fit.stalled || fit.totalRestored || maxDisagreement > tolerance * Math.abs(common),
-  };
+  return clippedMass;
 }
 
 /** Project a target over query positions `mask` onto the query positions `shared` (a subset). */

@@ -1,0 +1,77 @@
+/**
+ * Client benchmarks (`pnpm --filter @calm-ldp/client bench`, or `npx tsx bench/index.ts`):
+ * throughput of `createReport`, of the persistent reporter's sampling core, and of
+ * whole `createReporter.report` calls (state written to memory storage each time),
+ * and the size of a reporter's stored state after a year of daily rounds.
+ * Prints a table; seeded, so sizes are reproducible (times are not).
+ */
+import { seededRng } from "@calm-ldp/random";
+import { createReport } from "../src/create-report.js";
+import { createReporter } from "../src/create-reporter.js";
+import { memoizedReport, reporterCore, reporterView } from "../src/reporter-core.js";
+import { memoryStorage } from "../src/storage.js";
+import { testPlans } from "../src/test-support.js";
+
+const plans = testPlans();
+const rows: string[][] = [["what", "plan", "count", "per second", "note"]];
+const rate = (count: number, ms: number) => Math.round((count / ms) * 1000).toLocaleString("en-US");
+
+for (const name of ["grr", "oue"] as const) {
+  const plan = plans[name]!;
+  const rng = seededRng(1);
+  const record = [1, 0, 1, 1, 0, 1];
+
+  let count = 200_000;
+  let t = performance.now();
+  for (let i = 0; i < count; i++) createReport(plan, record, { rng });
+  rows.push([
+    "createReport (wire report, new id)",
+    name,
+    String(count),
+    rate(count, performance.now() - t),
+    "",
+  ]);
+
+  const core = reporterCore(plan, undefined);
+  count = 1_000_000;
+  t = performance.now();
+  for (let u = 0; u < count / 10; u++) {
+    const memo = {};
+    const view = reporterView(core, null, undefined, rng);
+    for (let r = 0; r < 10; r++) memoizedReport(core, view, record, memo, rng);
+  }
+  rows.push([
+    "reporter core (10 rounds per user)",
+    name,
+    String(count),
+    rate(count, performance.now() - t),
+    "",
+  ]);
+
+  const layered = reporterCore(plan, 1);
+  t = performance.now();
+  for (let u = 0; u < count / 10; u++) {
+    const memo = {};
+    const view = reporterView(layered, null, undefined, rng);
+    for (let r = 0; r < 10; r++) memoizedReport(layered, view, record, memo, rng);
+  }
+  rows.push(["reporter core, instantEps 1", name, String(count), rate(count, performance.now() - t), ""]);
+
+  // One device, a year of daily rounds, every report acknowledged at once.
+  const storage = memoryStorage();
+  const reporter = await createReporter({ plan, storage, maxEps: 10, rng, send: async () => ({}) });
+  count = 365;
+  t = performance.now();
+  for (let r = 0; r < count; r++) await reporter.report(record, { round: `2026-${r}` });
+  const state = [...storage.entries.values()][0]!.length;
+  rows.push([
+    "createReporter.report (state written, sent)",
+    name,
+    String(count),
+    rate(count, performance.now() - t),
+    `stored state after ${count} rounds: ${state.toLocaleString("en-US")} bytes`,
+  ]);
+}
+
+const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  "));
