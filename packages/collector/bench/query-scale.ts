@@ -1,0 +1,86 @@
+/**
+ * An 8-way marginal on a large round (`--backend clickhouse|postgres|duckdb`,
+ * `--shards 1|2`, `--reports` default 10,000,000): reports go straight to the
+ * storage (`storeReports`, batches of `--batch`, default 10,000: the ingest path
+ * minus HTTP), then the query is timed 10 times: the SQL `GROUP BY` (the store's
+ * part, which grows with the reports) and the estimate (JavaScript, independent of
+ * the reports). The round: d = 8 binary attributes, eps = 1, planned for `--reports`
+ * users with `--k` (default 3: GRR views, one support row per report; k = 8 at
+ * 10^7 users plans a single OUE view of 256 cells, ~70 support rows per report).
+ * Run: `npx tsx bench/query-scale.ts --backend clickhouse --shards 2 --reports 10000000`.
+ */
+import { createReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
+import { estimateMarginal, planRound, validateBatch } from "../src/index.js";
+import { type BackendName, benchBackend } from "./backends.js";
+
+const argument = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+};
+const backendName = argument("backend", "clickhouse") as BackendName;
+const n = Number(argument("reports", "10000000"));
+const batch = Number(argument("batch", "10000"));
+const shards = Number(argument("shards", "2"));
+const k = Number(argument("k", "3"));
+if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--reports must be a positive integer (got ${n})`);
+if (!Number.isSafeInteger(batch) || batch < 1)
+  throw new Error(`--batch must be a positive integer (got ${batch})`);
+
+const backend = await benchBackend(backendName, shards);
+const attributes = Array.from({ length: 8 }, (_, i) => ({ name: `x${i}`, cardinality: 2 }));
+try {
+  const storage = await backend.open();
+  const created = await storage.createRound(planRound({ schema: { attributes }, eps: 1, k, n }));
+  const views = created.plan.views;
+  console.log(
+    `query at scale (${backend.description}, Node ${process.version}): ${n} reports, k = ${k}: round of ${views.length} views (${views[0]!.oracle}, ${views[0]!.cells} cells), batches of ${batch}`,
+  );
+  const rng = seededRng(1);
+  let supportRows = 0;
+  let storeSeconds = 0;
+  const started = performance.now();
+  for (let from = 0; from < n; from += batch) {
+    const wire = Array.from({ length: Math.min(batch, n - from) }, () =>
+      createReport(
+        created.plan,
+        attributes.map(() => rng.nextUint32() & 1),
+        { rng },
+      ),
+    );
+    const accepted = validateBatch(created.id, created.plan, { round: created.id, reports: wire });
+    for (const report of accepted) supportRows += report.cells.length;
+    const t = performance.now();
+    await storage.storeReports(created, accepted);
+    storeSeconds += (performance.now() - t) / 1000;
+  }
+  const total = (performance.now() - started) / 1000;
+  console.log(
+    `  stored in ${total.toFixed(0)} s (${storeSeconds.toFixed(0)} s in storeReports: ${(n / storeSeconds).toFixed(0)} reports/s); ${(supportRows / n).toFixed(2)} support rows per report`,
+  );
+  const bytes = await backend.bytes();
+  console.log(
+    `  tables on disk: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / n).toFixed(1)} bytes per report`,
+  );
+  const round = (await storage.findRound(created.id))!;
+  const sql: number[] = [];
+  const js: number[] = [];
+  let checksum = 0;
+  for (let i = 0; i < 10; i++) {
+    let t = performance.now();
+    const counts = await storage.supportCounts(round);
+    sql.push(performance.now() - t);
+    t = performance.now();
+    checksum += estimateMarginal(round.plan, counts, [0, 1, 2, 3, 4, 5, 6, 7]).table.cells[0]!;
+    js.push(performance.now() - t);
+    if (i === 0 && counts.reportsPerView.reduce((s, x) => s + x, 0) !== n)
+      throw new Error(`counted ${counts.reportsPerView.reduce((s, x) => s + x, 0)} reports, stored ${n}`);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  console.log(
+    `  8-way marginal: SQL GROUP BY median ${median(sql).toFixed(0)} ms (min ${Math.min(...sql).toFixed(0)}, max ${Math.max(...sql).toFixed(0)}; 10 runs); estimate median ${median(js).toFixed(1)} ms (checksum ${checksum.toFixed(6)})`,
+  );
+  await storage.close();
+} finally {
+  await backend.dispose();
+}
