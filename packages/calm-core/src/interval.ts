@@ -197,7 +197,14 @@ function preparedOf(view: ViewNoiseInput): Prepared {
 /** Per view list, what every query reuses: views by attribute, and per view size the sums over all views. */
 interface ViewIndex {
   byAttribute: Map<number, number[]>;
-  bySize: Map<number, { total: number; totalVariance: number }>;
+  /** Per attribute a, per view size: sums over the views containing a of their projections on a (and of their totals). */
+  oneWay: Map<
+    number,
+    Map<number, { z: Float64Array; cov: Float64Array; empty: { z: Float64Array; cov: Float64Array } }>
+  >;
+  /** Per attribute a: sum of 1/|V| over the views containing a. */
+  attributeWeight: Map<number, number>;
+  bySize: Map<number, { z: Float64Array; cov: Float64Array }>;
   /** sum_V 1/|V| (W of the empty block). */
   weight: number;
 }
@@ -209,25 +216,100 @@ function indexOf(views: readonly ViewNoiseInput[]): ViewIndex {
   let index = indexes.get(views);
   if (!index) {
     const byAttribute = new Map<number, number[]>();
-    const bySize = new Map<number, { total: number; totalVariance: number }>();
+    const bySize = new Map<number, { z: Float64Array; cov: Float64Array }>();
     let weight = 0;
+    const oneWay: ViewIndex["oneWay"] = new Map();
+    const attributeWeight = new Map<number, number>();
     views.forEach((view, v) => {
+      const size = view.raw.length;
       for (const a of view.attributes) {
         const list = byAttribute.get(a);
         if (list) list.push(v);
         else byAttribute.set(a, [v]);
+        attributeWeight.set(a, (attributeWeight.get(a) ?? 0) + 1 / size);
+        const projected = oneWayOf(view, a);
+        let bySizeOfA = oneWay.get(a);
+        if (!bySizeOfA) {
+          bySizeOfA = new Map();
+          oneWay.set(a, bySizeOfA);
+        }
+        let sums = bySizeOfA.get(size);
+        if (!sums) {
+          sums = {
+            z: new Float64Array(projected.z.length),
+            cov: new Float64Array(projected.cov.length),
+            empty: { z: new Float64Array(1), cov: new Float64Array(1) },
+          };
+          bySizeOfA.set(size, sums);
+        }
+        for (let i = 0; i < projected.z.length; i++) sums.z[i] += projected.z[i]!;
+        for (let i = 0; i < projected.cov.length; i++) sums.cov[i] += projected.cov[i]!;
+        const prep = preparedOf(view);
+        sums.empty.z[0] += prep.total;
+        sums.empty.cov[0] += prep.totalVariance;
       }
       const prepared = preparedOf(view);
-      const sums = bySize.get(view.raw.length) ?? { total: 0, totalVariance: 0 };
-      sums.total += prepared.total;
-      sums.totalVariance += prepared.totalVariance;
+      const sums = bySize.get(view.raw.length) ?? { z: new Float64Array(1), cov: new Float64Array(1) };
+      sums.z[0] += prepared.total;
+      sums.cov[0] += prepared.totalVariance;
       bySize.set(view.raw.length, sums);
       weight += 1 / view.raw.length;
     });
-    index = { byAttribute, bySize, weight };
+    index = { byAttribute, bySize, weight, oneWay, attributeWeight };
     indexes.set(views, index);
   }
   return index;
+}
+
+/**
+ * A view's unbiased estimate projected on `attributes` (a subset of its own,
+ * ascending): z = P f^ and its covariance P Cov P^T (dense). O(|V| l + |B|^2).
+ */
+function projectOnto(
+  view: ViewNoiseInput,
+  attributes: readonly number[],
+): { z: Float64Array; cov: Float64Array } {
+  const prepared = preparedOf(view);
+  const cards = attributes.map((a) => view.cardinalities[view.attributes.indexOf(a)]!);
+  const sizeB = cards.reduce((s, c) => s * c, 1);
+  const bStrides = stridesOf(cards);
+  const axes: number[] = [];
+  attributes.forEach((a, i) => {
+    const j = view.attributes.indexOf(a);
+    axes.push(prepared.strides[j]!, view.cardinalities[j]!, bStrides[i]!);
+  });
+  const z = new Float64Array(sizeB);
+  const diagB = new Float64Array(sizeB);
+  const rankB = prepared.rank1.map(() => new Float64Array(sizeB));
+  for (let u = 0; u < view.raw.length; u++) {
+    let b = 0;
+    for (let x = 0; x < axes.length; x += 3) b += (Math.floor(u / axes[x]!) % axes[x + 1]!) * axes[x + 2]!;
+    z[b] += view.raw[u]!;
+    diagB[b] += prepared.diag[u]!;
+    for (let r = 0; r < rankB.length; r++) rankB[r]![b] += prepared.rank1[r]![u]!;
+  }
+  const cov = new Float64Array(sizeB * sizeB);
+  for (let b = 0; b < sizeB; b++) cov[b * sizeB + b] = diagB[b]!;
+  for (const a of rankB)
+    for (let b = 0; b < sizeB; b++) for (let c = 0; c < sizeB; c++) cov[b * sizeB + c] -= a[b]! * a[c]!;
+  return { z, cov };
+}
+
+const oneWays = new WeakMap<ViewNoiseInput, Map<number, { z: Float64Array; cov: Float64Array }>>();
+
+/** {@link projectOnto} one attribute, cached per view. */
+function oneWayOf(view: ViewNoiseInput, attribute: number): { z: Float64Array; cov: Float64Array } {
+  let cache = oneWays.get(view);
+  if (!cache) {
+    cache = new Map();
+    oneWays.set(view, cache);
+  }
+  let out = cache.get(attribute);
+  if (!out) {
+    out = projectOnto(view, [attribute]);
+    cache.set(attribute, out);
+  }
+  return out;
 }
 
 /** The linear answer and its per-cell variance. @internal */
@@ -277,24 +359,25 @@ export function analyticAnswer(
     position.set(a, i);
   });
   const index = indexOf(views);
-  // Only views meeting the query need a pass over their cells; the others enter through
-  // the per-size sums of their totals (all views' sums minus the meeting ones').
-  const meeting = new Set<number>();
-  for (const a of query) for (const v of index.byAttribute.get(a) ?? []) meeting.add(v);
+  // Views meeting the query in one attribute enter through per-(attribute, size) sums built
+  // once per synopsis; views meeting it in none through per-size sums of their totals; only
+  // views meeting it in two or more attributes (few) are projected here, and taken out of
+  // the sums they were counted in.
   const weightOf = new Float64Array(1 << k);
   weightOf[0] = index.weight;
-  const masks = new Map<number, number>();
-  for (const v of meeting) {
-    const view = views[v]!;
-    let mask = 0;
-    for (const a of view.attributes) {
-      const p = position.get(a);
-      if (p !== undefined) mask |= 1 << p;
+  const multi = new Map<number, number>();
+  query.forEach((a, p) => {
+    weightOf[1 << p] = index.attributeWeight.get(a) ?? 0;
+    for (const v of index.byAttribute.get(a) ?? []) {
+      if (multi.has(v)) continue;
+      let mask = 0;
+      for (const b of views[v]!.attributes) {
+        const q = position.get(b);
+        if (q !== undefined) mask |= 1 << q;
+      }
+      if ((mask & (mask - 1)) !== 0) multi.set(v, mask);
     }
-    masks.set(v, mask);
-    const w = 1 / view.raw.length;
-    for (let beta = mask; beta !== 0; beta = (beta - 1) & mask) weightOf[beta] += w;
-  }
+  });
   // Group views by (mask, size): same G.
   interface Group {
     mask: number;
@@ -312,65 +395,51 @@ export function analyticAnswer(
     }
     return group;
   };
-  const inB: number[] = [];
-  for (const [size, sums] of index.bySize) {
-    const group = groupOf(0, size, 1);
-    group.z[0] += sums.total;
-    group.cov[0] += sums.totalVariance;
-  }
-  // Per intersection mask: positions, cardinalities, size and strides of B (cached: at most 2^k masks).
-  const shapes = new Map<number, { positions: number[]; size: number; strides: number[] }>();
-  const shapeOf = (mask: number) => {
-    let shape = shapes.get(mask);
-    if (!shape) {
-      const positions: number[] = [];
-      for (let p = 0; p < k; p++) if ((mask >>> p) & 1) positions.push(p);
-      const cards = positions.map((p) => queryCardinalities[p]!);
-      shape = { positions, size: cards.reduce((s, c) => s * c, 1), strides: stridesOf(cards) };
-      shapes.set(mask, shape);
-    }
-    return shape;
+  const add = (group: Group, sums: { z: Float64Array; cov: Float64Array }, sign: number) => {
+    for (let i = 0; i < sums.z.length; i++) group.z[i] += sign * sums.z[i]!;
+    for (let i = 0; i < sums.cov.length; i++) group.cov[i] += sign * sums.cov[i]!;
   };
-  const diagB = new Float64Array(sizeA);
-  const rankB = [new Float64Array(sizeA), new Float64Array(sizeA)];
-  for (const [v, mask] of masks) {
+  for (const [size, sums] of index.bySize) add(groupOf(0, size, 1), sums, 1);
+  query.forEach((a, p) => {
+    for (const [size, sums] of index.oneWay.get(a) ?? []) {
+      add(groupOf(0, size, 1), sums.empty, -1);
+      add(groupOf(1 << p, size, queryCardinalities[p]!), sums, 1);
+    }
+  });
+  for (const [v, mask] of multi) {
     const view = views[v]!;
+    const size = view.raw.length;
+    const w = 1 / size;
+    let shared = 0;
+    for (let beta = mask; beta !== 0; beta = (beta - 1) & mask) {
+      if ((beta & (beta - 1)) !== 0) weightOf[beta] += w;
+      else shared++;
+    }
     const prepared = preparedOf(view);
-    // Take the view out of the empty-block sums: it enters with its own B.
-    const empty = groupOf(0, view.raw.length, 1);
-    empty.z[0] -= prepared.total;
-    empty.cov[0] -= prepared.totalVariance;
-    const shape = shapeOf(mask);
-    const sizeB = shape.size;
-    const group = groupOf(mask, view.raw.length, sizeB);
-    // Map each view cell to its cell of the B-marginal: (stride, cardinality, B stride) per shared attribute.
-    inB.length = 0;
-    for (let j = 0; j < view.attributes.length; j++) {
-      const p = position.get(view.attributes[j]!);
-      if (p === undefined) continue;
-      inB.push(prepared.strides[j]!, view.cardinalities[j]!, shape.strides[shape.positions.indexOf(p)]!);
-    }
-    const { diag, rank1 } = prepared;
-    diagB.fill(0, 0, sizeB);
-    for (let r = 0; r < rank1.length; r++) rankB[r]!.fill(0, 0, sizeB);
-    const raw = view.raw;
-    const z = group.z;
-    for (let u = 0; u < raw.length; u++) {
-      let b = 0;
-      for (let x = 0; x < inB.length; x += 3) b += (Math.floor(u / inB[x]!) % inB[x + 1]!) * inB[x + 2]!;
-      z[b] += raw[u]!;
-      diagB[b] += diag[u]!;
-      for (let r = 0; r < rank1.length; r++) rankB[r]![b] += rank1[r]![u]!;
-    }
-    const cov = group.cov;
-    for (let b = 0; b < sizeB; b++) cov[b * sizeB + b] += diagB[b]!;
-    for (let r = 0; r < rank1.length; r++) {
-      const a = rankB[r]!;
-      for (let b = 0; b < sizeB; b++) {
-        const ab = a[b]!;
-        for (let c = 0; c < sizeB; c++) cov[b * sizeB + c] -= ab * a[c]!;
-      }
-    }
+    // Counted once in every per-attribute sum it belongs to: undo, then add its own projection.
+    add(
+      groupOf(0, size, 1),
+      { z: Float64Array.of(prepared.total), cov: Float64Array.of(prepared.totalVariance) },
+      shared - 1,
+    );
+    query.forEach((a, p) => {
+      if ((mask >>> p) & 1) add(groupOf(1 << p, size, queryCardinalities[p]!), oneWayOf(view, a), -1);
+    });
+    const positions: number[] = [];
+    for (let p = 0; p < k; p++) if ((mask >>> p) & 1) positions.push(p);
+    const group = groupOf(
+      mask,
+      size,
+      positions.reduce((s, p) => s * queryCardinalities[p]!, 1),
+    );
+    add(
+      group,
+      projectOnto(
+        view,
+        positions.map((p) => query[p]!),
+      ),
+      1,
+    );
   }
   const center = new Float64Array(sizeA);
   const variance = new Float64Array(sizeA);
