@@ -286,4 +286,39 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     const own = await call(`${url}/v1/rounds/${round}/marginals?attrs=a0,a1`, "GET");
     expect(own.body).toMatchObject({ cells: point.cells, expectedSse: null, n: 600 });
   });
+
+  it("CORS on the public current endpoint: an allowed origin gets its preflight and header; another origin and the admin routes do not", async () => {
+    const allowed = "https://app.example.org";
+    const cors = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "cors.duckdb")),
+      adminToken: TOKEN,
+      allowOrigins: [allowed],
+    });
+    try {
+      const created = await call(`${cors.url}/v1/campaigns`, "POST", campaignBody());
+      const path = `/v1/campaigns/${created.body.campaign}/current`;
+      const preflight = (origin: string, target = path) =>
+        fetch(`${cors.url}${target}`, {
+          method: "OPTIONS",
+          headers: { origin, "access-control-request-method": "GET" },
+        });
+      const ok = await preflight(allowed);
+      expect(ok.status).toBe(204);
+      expect(ok.headers.get("access-control-allow-origin")).toBe(allowed);
+      const other = await preflight("https://evil.example.net");
+      expect(other.status).toBe(403);
+      expect(other.headers.get("access-control-allow-origin")).toBeNull();
+      expect((await preflight(allowed, `/v1/campaigns/${created.body.campaign}`)).status).toBe(403);
+      const get = await fetch(`${cors.url}${path}`, { headers: { origin: allowed } });
+      expect(get.status).toBe(200);
+      expect(get.headers.get("access-control-allow-origin")).toBe(allowed);
+      const admin = await fetch(`${cors.url}/v1/campaigns/${created.body.campaign}`, {
+        headers: { origin: allowed, authorization: `Bearer ${TOKEN}` },
+      });
+      expect(admin.status).toBe(200);
+      expect(admin.headers.get("access-control-allow-origin")).toBeNull();
+    } finally {
+      await cors.close();
+    }
+  });
 });
