@@ -40,7 +40,41 @@ export function parseDataSpec(text: string): DataSpec {
   const bad = (problem: string): never => {
     throw new DataSpecError(`parseDataSpec: ${problem} (in ${JSON.stringify(text)})`);
   };
-  const trimmed = text.trim();
+  const { key, main, query } = splitSpec(text.trim(), bad);
+  const read = specParameters(key, query, bad);
+  switch (key) {
+    case "synthetic-iid":
+      return syntheticIidSpec(read, bad);
+    case "synthetic-bn":
+      return syntheticBnSpec(read);
+    case "adult":
+      return adultSpec(main, read, bad);
+    case "nltcs":
+    case "msnbc":
+      return { kind: key, path: main };
+    case "movielens": {
+      const top = read.number("top", (v) => Number.isSafeInteger(v) && v >= 1, "an integer >= 1");
+      return { kind: "movielens", path: main, ...(top !== undefined ? { top } : {}) };
+    }
+    case "transactions":
+      return {
+        kind: "transactions",
+        path: main,
+        format: read.choice("format", ["auto", "fimi", "spmf"]) ?? "auto",
+      };
+    default:
+      return csvSpec(main, read, bad);
+  }
+}
+
+type Bad = (problem: string) => never;
+
+/**
+ * Step 1: the kind (up to the first `:`), the path or synthetic model (up to the
+ * first `?`), and the query string; `key` names the parameter set
+ * (`synthetic-iid`, `synthetic-bn`, or the kind). O(length).
+ */
+function splitSpec(trimmed: string, bad: Bad): { key: string; main: string; query: string } {
   const colon = trimmed.indexOf(":");
   if (colon < 0) bad(`expected <kind>:<...> with kind one of ${DATA_SPEC_KINDS.join(", ")}`);
   const kind = trimmed.slice(0, colon);
@@ -50,15 +84,28 @@ export function parseDataSpec(text: string): DataSpec {
   const question = rest.indexOf("?");
   const main = question < 0 ? rest : rest.slice(0, question);
   const query = question < 0 ? "" : rest.slice(question + 1);
-  let key: string;
   if (kind === "synthetic") {
     if (main !== "iid" && main !== "bn")
       bad(`synthetic data must be "synthetic:iid" or "synthetic:bn" (got ${JSON.stringify(main)})`);
-    key = `synthetic-${main}`;
-  } else {
-    if (main === "") bad(`${kind}: expected a path after "${kind}:"`);
-    key = kind;
+    return { key: `synthetic-${main}`, main, query };
   }
+  if (main === "") bad(`${kind}: expected a path after "${kind}:"`);
+  return { key: kind, main, query };
+}
+
+/** Typed readers of a spec's parameters; each returns undefined when the parameter is absent. */
+interface SpecParameters {
+  get(name: string): string | undefined;
+  number(name: string, check: (v: number) => boolean, condition: string): number | undefined;
+  numbers(name: string, check: (v: number) => boolean, condition: string): number[] | undefined;
+  choice<T extends string>(name: string, choices: readonly T[]): T | undefined;
+}
+
+/**
+ * Step 2: the URL-decoded parameters, each allowed for `key` and given once, with
+ * readers that reject bad values naming the parameter. O(length).
+ */
+function specParameters(key: string, query: string, bad: Bad): SpecParameters {
   const params = new Map<string, string>();
   if (query !== "") {
     for (const [name, value] of new URLSearchParams(query)) {
@@ -70,121 +117,118 @@ export function parseDataSpec(text: string): DataSpec {
       params.set(name, value);
     }
   }
-  const number = (name: string, check: (v: number) => boolean, condition: string): number | undefined => {
-    const raw = params.get(name);
-    if (raw === undefined) return undefined;
-    const value = Number(raw);
-    if (!NUMBER.test(raw.trim()) || !check(value))
-      bad(`${name} must be ${condition} (got ${JSON.stringify(raw)})`);
-    return value;
-  };
-  const numbers = (name: string, check: (v: number) => boolean, condition: string): number[] | undefined => {
-    const raw = params.get(name);
-    if (raw === undefined) return undefined;
-    return raw.split(",").map((item) => {
-      const value = Number(item);
-      if (!NUMBER.test(item.trim()) || !check(value))
-        bad(`${name} must be a comma-separated list of ${condition} (got ${JSON.stringify(raw)})`);
+  return {
+    get: (name) => params.get(name),
+    number(name, check, condition) {
+      const raw = params.get(name);
+      if (raw === undefined) return undefined;
+      const value = Number(raw);
+      if (!NUMBER.test(raw.trim()) || !check(value))
+        bad(`${name} must be ${condition} (got ${JSON.stringify(raw)})`);
       return value;
-    });
+    },
+    numbers(name, check, condition) {
+      const raw = params.get(name);
+      if (raw === undefined) return undefined;
+      return raw.split(",").map((item) => {
+        const value = Number(item);
+        if (!NUMBER.test(item.trim()) || !check(value))
+          bad(`${name} must be a comma-separated list of ${condition} (got ${JSON.stringify(raw)})`);
+        return value;
+      });
+    },
+    choice<T extends string>(name: string, choices: readonly T[]): T | undefined {
+      const raw = params.get(name);
+      if (raw === undefined) return undefined;
+      if (!(choices as readonly string[]).includes(raw))
+        bad(`${name} must be one of ${choices.join(", ")} (got ${JSON.stringify(raw)})`);
+      return raw as T;
+    },
   };
-  const choice = <T extends string>(name: string, choices: readonly T[]): T | undefined => {
-    const raw = params.get(name);
-    if (raw === undefined) return undefined;
-    if (!(choices as readonly string[]).includes(raw))
-      bad(`${name} must be one of ${choices.join(", ")} (got ${JSON.stringify(raw)})`);
-    return raw as T;
-  };
-  const probability = (v: number) => v >= 0 && v <= 1;
-  const cardinality = (v: number) => Number.isSafeInteger(v) && v >= 2 && v <= 65536;
-  switch (key) {
-    case "synthetic-iid": {
-      const p = numbers("p", probability, "probabilities in [0, 1]");
-      const c = number("cardinality", cardinality, "an integer in [2, 65536]");
-      const probs = numbers("probs", (v) => v >= 0 && Number.isFinite(v), "non-negative numbers");
-      if (p && c !== undefined && c !== 2)
-        bad("p (P(1) of binary attributes) needs cardinality 2; use probs for more categories");
-      if (p && probs) bad("give p or probs, not both");
-      if (probs) {
-        if (probs.length < 2) bad("probs needs at least 2 entries");
-        if (c !== undefined && probs.length !== c)
-          bad(`probs must have cardinality = ${c} entries (got ${probs.length})`);
-        const total = probs.reduce((s, v) => s + v, 0);
-        if (Math.abs(total - 1) > 1e-9) bad(`probs must sum to 1 (got ${total})`);
-      }
-      return {
-        kind: "synthetic-iid",
-        ...(p ? { p } : {}),
-        ...(c !== undefined ? { cardinality: c } : probs ? { cardinality: probs.length } : {}),
-        ...(probs ? { distribution: probs } : {}),
-      };
-    }
-    case "synthetic-bn": {
-      const c = number("cardinality", cardinality, "an integer in [2, 65536]");
-      const seed = number("seed", (v) => Number.isSafeInteger(v) && v >= 0, "a safe integer >= 0");
-      return {
-        kind: "synthetic-bn",
-        strength: number("strength", probability, "a number in [0, 1]") ?? 0.5,
-        parents: number("parents", (v) => Number.isSafeInteger(v) && v >= 0, "an integer >= 0") ?? 2,
-        ...(c !== undefined ? { cardinality: c } : {}),
-        base: choice("base", ["random", "uniform"] as const) ?? "random",
-        ...(seed !== undefined ? { seed } : {}),
-      };
-    }
-    case "adult": {
-      const partition = choice("partition", ["binary", "capped"] as const);
-      const raw = params.get("attributes");
-      let attributes: string[] | undefined;
-      if (raw !== undefined) {
-        attributes = raw === "classification" ? ["classification"] : raw.split(",").map((s) => s.trim());
-        if (attributes.some((a) => a === ""))
-          bad(
-            `attributes must be a comma-separated list of names or "classification" (got ${JSON.stringify(raw)})`,
-          );
-      }
-      return {
-        kind: "adult",
-        path: main,
-        ...(partition ? { partition } : {}),
-        ...(attributes ? { attributes } : {}),
-      };
-    }
-    case "nltcs":
-    case "msnbc":
-      return { kind: key, path: main };
-    case "movielens": {
-      const top = number("top", (v) => Number.isSafeInteger(v) && v >= 1, "an integer >= 1");
-      return { kind: "movielens", path: main, ...(top !== undefined ? { top } : {}) };
-    }
-    case "transactions":
-      return {
-        kind: "transactions",
-        path: main,
-        format: choice("format", ["auto", "fimi", "spmf"] as const) ?? "auto",
-      };
-    default: {
-      const schema = params.get("schema");
-      if (schema === "") bad("schema must be a file path");
-      const header = choice("header", ["true", "false"] as const);
-      let delimiter = params.get("delimiter");
-      if (delimiter === "tab") delimiter = "\t";
-      if (delimiter !== undefined && (delimiter.length !== 1 || delimiter === '"'))
-        bad(`delimiter must be one character or "tab" (got ${JSON.stringify(delimiter)})`);
-      const maxCategories = number(
-        "maxCategories",
-        (v) => Number.isSafeInteger(v) && v >= 2,
-        "an integer >= 2",
-      );
-      return {
-        kind: "csv",
-        path: main,
-        ...(schema !== undefined ? { schema } : {}),
-        ...(header !== undefined ? { header: header === "true" } : {}),
-        ...(delimiter !== undefined ? { delimiter } : {}),
-        ...(maxCategories !== undefined ? { maxCategories } : {}),
-      };
-    }
+}
+
+const probability = (v: number) => v >= 0 && v <= 1;
+const cardinality = (v: number) => Number.isSafeInteger(v) && v >= 2 && v <= 65536;
+
+/** `synthetic:iid`: p (binary P(1) per attribute) or probs (one categorical law), and the cardinality. */
+function syntheticIidSpec(read: SpecParameters, bad: Bad): DataSpec {
+  const p = read.numbers("p", probability, "probabilities in [0, 1]");
+  const c = read.number("cardinality", cardinality, "an integer in [2, 65536]");
+  const probs = read.numbers("probs", (v) => v >= 0 && Number.isFinite(v), "non-negative numbers");
+  if (p && c !== undefined && c !== 2)
+    bad("p (P(1) of binary attributes) needs cardinality 2; use probs for more categories");
+  if (p && probs) bad("give p or probs, not both");
+  if (probs) {
+    if (probs.length < 2) bad("probs needs at least 2 entries");
+    if (c !== undefined && probs.length !== c)
+      bad(`probs must have cardinality = ${c} entries (got ${probs.length})`);
+    const total = probs.reduce((s, v) => s + v, 0);
+    if (Math.abs(total - 1) > 1e-9) bad(`probs must sum to 1 (got ${total})`);
   }
+  return {
+    kind: "synthetic-iid",
+    ...(p ? { p } : {}),
+    ...(c !== undefined ? { cardinality: c } : probs ? { cardinality: probs.length } : {}),
+    ...(probs ? { distribution: probs } : {}),
+  };
+}
+
+/** `synthetic:bn`: strength, parents, cardinality, base and seed, with their defaults. */
+function syntheticBnSpec(read: SpecParameters): DataSpec {
+  const c = read.number("cardinality", cardinality, "an integer in [2, 65536]");
+  const seed = read.number("seed", (v) => Number.isSafeInteger(v) && v >= 0, "a safe integer >= 0");
+  return {
+    kind: "synthetic-bn",
+    strength: read.number("strength", probability, "a number in [0, 1]") ?? 0.5,
+    parents: read.number("parents", (v) => Number.isSafeInteger(v) && v >= 0, "an integer >= 0") ?? 2,
+    ...(c !== undefined ? { cardinality: c } : {}),
+    base: read.choice("base", ["random", "uniform"] as const) ?? "random",
+    ...(seed !== undefined ? { seed } : {}),
+  };
+}
+
+/** `adult:<path>`: partition and the attribute list (names, or "classification"). */
+function adultSpec(main: string, read: SpecParameters, bad: Bad): DataSpec {
+  const partition = read.choice("partition", ["binary", "capped"] as const);
+  const raw = read.get("attributes");
+  let attributes: string[] | undefined;
+  if (raw !== undefined) {
+    attributes = raw === "classification" ? ["classification"] : raw.split(",").map((s) => s.trim());
+    if (attributes.some((a) => a === ""))
+      bad(
+        `attributes must be a comma-separated list of names or "classification" (got ${JSON.stringify(raw)})`,
+      );
+  }
+  return {
+    kind: "adult",
+    path: main,
+    ...(partition ? { partition } : {}),
+    ...(attributes ? { attributes } : {}),
+  };
+}
+
+/** `csv:<path>`: schema file, header, delimiter (one character or "tab") and maxCategories. */
+function csvSpec(main: string, read: SpecParameters, bad: Bad): DataSpec {
+  const schema = read.get("schema");
+  if (schema === "") bad("schema must be a file path");
+  const header = read.choice("header", ["true", "false"] as const);
+  let delimiter = read.get("delimiter");
+  if (delimiter === "tab") delimiter = "\t";
+  if (delimiter !== undefined && (delimiter.length !== 1 || delimiter === '"'))
+    bad(`delimiter must be one character or "tab" (got ${JSON.stringify(delimiter)})`);
+  const maxCategories = read.number(
+    "maxCategories",
+    (v) => Number.isSafeInteger(v) && v >= 2,
+    "an integer >= 2",
+  );
+  return {
+    kind: "csv",
+    path: main,
+    ...(schema !== undefined ? { schema } : {}),
+    ...(header !== undefined ? { header: header === "true" } : {}),
+    ...(delimiter !== undefined ? { delimiter } : {}),
+    ...(maxCategories !== undefined ? { maxCategories } : {}),
+  };
 }
 
 /**
