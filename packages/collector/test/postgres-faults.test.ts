@@ -8,7 +8,6 @@ import {
   type CollectorProcess,
   call,
   createRound,
-  inProcessAnswers,
   mixedRecords,
   roundBody,
   spawnCollector,
@@ -50,7 +49,7 @@ describe.skipIf(binaries.unavailable !== undefined)(
         round,
         plan,
         records,
-        concurrency: 8,
+        concurrency: 16,
         batchSize: 100,
         rng: seededRng(32),
         retryForMs: 60_000,
@@ -123,12 +122,12 @@ describe.skipIf(binaries.unavailable !== undefined)(
       } finally {
         await client.end();
       }
+      // The per-view counts are those of the acknowledged reports (support counts: see postgres.test.ts).
       const status = await call(`${b!.url}/v1/rounds/${round}/status`, "GET");
       expect(status.body.accepted).toBe(n);
-      const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), [[0, 2, 3]]);
-      expect(status.body.perView).toEqual(aggregator.reportsPerView());
-      const answer = await call(`${a!.url}/v1/rounds/${round}/marginals?attrs=q0,q2,q3`, "GET");
-      expect(answer.body.cells).toEqual(answers[0]);
+      const perView = new Array<number>(plan.views.length).fill(0);
+      for (const report of acknowledged.values()) perView[report.view]!++;
+      expect(status.body.perView).toEqual(perView);
     });
   },
 );
