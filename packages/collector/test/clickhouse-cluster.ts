@@ -55,5 +55,8 @@ export async function dropDatabase(url: string): Promise<void> {
 
 /** Stop (SIGTERM, waited for) or start shard `n` (1-based) of the cluster .ci/setup-clickhouse runs. */
 export function shard(action: "stop" | "start", n: number): void {
-  execFileSync("bash", [script, action, String(n)], { stdio: ["ignore", "ignore", "pipe"], timeout: 60_000 });
+  execFileSync("bash", [script, action, String(n)], {
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 200_000,
+  });
 }
