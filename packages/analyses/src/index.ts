@@ -25,6 +25,11 @@ export {
   noiseAwareChiSquare,
   type PrivateTwoWay,
 } from "./noise-aware-chi-square.js";
+export {
+  type NoiseAwareGoodnessOfFit,
+  noiseAwareGoodnessOfFit,
+  type PrivateTable,
+} from "./noise-aware-goodness-of-fit.js";
 export { releaseMarginals } from "./release.js";
 export { runChowLiu } from "./run-chow-liu.js";
 export { runClassification } from "./run-classification.js";

@@ -230,11 +230,11 @@ function waldStatistic(
 }
 
 /**
- * Lower-triangular L with L L^T = S for a symmetric positive semi-definite S
+ * @internal Lower-triangular L with L L^T = S for a symmetric positive semi-definite S
  * (Cholesky; a pivot below 1e-14 of the largest diagonal is a null direction and
  * its column is left 0, e.g. a table whose total is fixed). O(size^3).
  */
-function psdFactor(S: Float64Array, size: number): Float64Array {
+export function psdFactor(S: Float64Array, size: number): Float64Array {
   const L = new Float64Array(size * size);
   let largest = 0;
   for (let i = 0; i < size; i++) largest = Math.max(largest, S[i * size + i]!);
