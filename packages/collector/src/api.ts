@@ -235,4 +235,22 @@ export interface MarginalAnswer {
   readonly expectedSse: number | null;
   /** The estimator asked for with `?estimator=` ("calm", the default, or "calm-plus"). */
   readonly estimator: "calm" | "calm-plus";
+  /** With `?interval=`: the confidence level asked for. */
+  readonly level?: number;
+  /** With `?interval=`: per cell, the interval's lower bound for the true fraction (clipped to [0, 1]). */
+  readonly lower?: readonly number[];
+  /** With `?interval=`: per cell, the upper bound (clipped to [0, 1]). */
+  readonly upper?: readonly number[];
+  /** With `?interval=`: per cell, the standard error (calm-core `CalmIntervalTable`). */
+  readonly standardError?: readonly number[];
+  /** With `?interval=`: "analytic" (a view covers the query) or "bootstrap" (maximum-entropy answer). */
+  readonly intervalMethod?: "analytic" | "bootstrap";
+  /** With `?interval=`: bootstrap replicates (0 on the analytic path). */
+  readonly replicates?: number;
+  /**
+   * With `?interval=`: the point each interval is built around (analytic: the
+   * consistent linear estimate before non-negativity, so `cells` may differ from it
+   * where non-negativity moved mass; bootstrap: `cells`).
+   */
+  readonly center?: readonly number[];
 }

@@ -48,6 +48,64 @@ describe("estimateMarginal", () => {
     }
   });
 
+  /** Support counts of `n` uniform-ish seeded records reported through the plan (as the collector holds them). */
+  const countsOf = (n: number, seed: number) => {
+    const rng = seededRng(seed);
+    const reportsPerView = new Array<number>(plan.m).fill(0);
+    const support = plan.views.map((view) => new Float64Array(view.cells));
+    const oracles = viewOracles(plan);
+    for (let i = 0; i < n; i++) {
+      const record = schema.attributes.map((a) => rng.nextUint32() % a.labels.length);
+      const report = calmReport(plan, record, { rng });
+      reportsPerView[report.view]!++;
+      for (const cell of supportedCells(oracles[report.view]!, report.report)) support[report.view]![cell]!++;
+    }
+    return { reportsPerView, support };
+  };
+
+  it("with interval: calm-core's per-cell interval around the consistent center, narrowing as reports grow", () => {
+    const small = countsOf(5_000, 7);
+    const large = countsOf(20_000, 8);
+    const covered = plan.views[0]!.attributes;
+    const meanWidth = (answer: ReturnType<typeof estimateMarginal>) => {
+      const { lower, upper } = answer.interval!;
+      return lower.reduce((sum, l, i) => sum + (upper[i]! - l), 0) / lower.length;
+    };
+    const [a, b] = [small, large].map((counts) => {
+      const answer = estimateMarginal(plan, counts, covered, {}, "calm", 0.95);
+      const plain = estimateMarginal(plan, counts, covered);
+      // The table is the plain answer; the interval is calm-core's for the same counts.
+      expect(Array.from(answer.table.cells)).toEqual(Array.from(plain.table.cells));
+      const core = estimateCalm(plan, aggregatorFromCounts(plan, counts)).query(covered, { interval: 0.95 });
+      const interval = answer.interval!;
+      expect(interval.intervalMethod).toBe("analytic");
+      expect(interval.level).toBe(0.95);
+      expect(Array.from(interval.lower)).toEqual(Array.from(core.lower));
+      expect(Array.from(interval.upper)).toEqual(Array.from(core.upper));
+      for (let i = 0; i < interval.center.length; i++) {
+        const se = interval.standardError[i]!;
+        expect(Number.isFinite(se) && se > 0).toBe(true);
+        expect(interval.lower[i]!).toBeLessThanOrEqual(Math.max(0, interval.center[i]!));
+        expect(interval.upper[i]!).toBeGreaterThanOrEqual(Math.min(1, interval.center[i]!));
+        expect(interval.upper[i]!).toBeGreaterThan(interval.lower[i]!);
+      }
+      return answer;
+    });
+    // 4x the reports: widths shrink by about 2 (standard error ~ 1/sqrt(n)).
+    const ratio = meanWidth(a!) / meanWidth(b!);
+    expect(ratio).toBeGreaterThan(1.6);
+    expect(ratio).toBeLessThan(2.4);
+  });
+
+  it("with interval: refused for calm-plus and when a view has no reports", () => {
+    const counts = countsOf(2_000, 9);
+    expect(() => estimateMarginal(plan, counts, [0, 1], {}, "calm-plus", 0.95)).toThrow(
+      /"calm" estimator only/,
+    );
+    const empty = { reportsPerView: counts.reportsPerView.map(() => 0), support: counts.support };
+    expect(() => estimateMarginal(plan, empty, [0, 1], {}, "calm", 0.95)).toThrow(/reports in every view/);
+  });
+
   it("answers uniformly with no expected error when nothing was counted", () => {
     const empty = {
       reportsPerView: new Array<number>(plan.m).fill(0),

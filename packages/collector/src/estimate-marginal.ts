@@ -1,11 +1,14 @@
 import {
   CalmAggregator,
+  type CalmAnswer,
   type CalmEstimateOptions,
+  type CalmIntervalTable,
   type CalmPlan,
   estimateCalm,
   estimateCalmPlus,
   expectedQuerySse,
 } from "@calm-ldp/calm-core";
+import { CannotRunError } from "@calm-ldp/errors";
 import type { MarginalTable } from "@calm-ldp/marginal-algebra";
 import type { SupportCounts } from "./api.js";
 
@@ -39,6 +42,25 @@ export interface EstimatedMarginal {
   readonly expectedSse: number | null;
   /** The estimator that produced the table. */
   readonly estimator: Estimator;
+  /**
+   * With `interval`: calm-core's confidence interval for every cell's true
+   * fraction (`estimateCalm(...).query(attributes, { interval })`).
+   */
+  readonly interval?: MarginalInterval;
+}
+
+/** The per-cell confidence interval of an answered marginal (calm-core `CalmIntervalTable`'s fields). */
+export interface MarginalInterval {
+  readonly level: number;
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+  readonly standardError: Float64Array;
+  /** "analytic" (a view covers the query) or "bootstrap" (maximum-entropy answer, parametric bootstrap). */
+  readonly intervalMethod: CalmIntervalTable["intervalMethod"];
+  /** Bootstrap replicates (0 on the analytic path). */
+  readonly replicates: number;
+  /** The point the interval is built around (analytic: the consistent linear estimate before non-negativity). */
+  readonly center: Float64Array;
 }
 
 /**
@@ -49,7 +71,12 @@ export interface EstimatedMarginal {
  * expected SSE is calm-core `expectedQuerySse` at the counted n with the answer
  * plugged in for the truth, for covered queries. With `estimator` "calm-plus"
  * the same counts go through calm-core `estimateCalmPlus` instead (its expected
- * SSE has no closed form: null). O(post-processing + one answer).
+ * SSE has no closed form: null). With `interval` (a level in (0, 1), "calm"
+ * only: calm-plus has no variance model) the answer also carries calm-core's
+ * per-cell interval: analytic for covered queries (O(sum over views of
+ * |A| x |V| work), about one more answer), a parametric bootstrap of B = 200
+ * re-estimations for maximum-entropy answers (O(B x post-processing)).
+ * O(post-processing + one answer) without.
  */
 export function estimateMarginal(
   plan: CalmPlan,
@@ -57,17 +84,44 @@ export function estimateMarginal(
   attributes: readonly number[],
   options: CalmEstimateOptions = {},
   estimator: Estimator = "calm",
+  interval?: number,
 ): EstimatedMarginal {
+  if (interval !== undefined && estimator !== "calm")
+    throw new CannotRunError(
+      `estimateMarginal: intervals are available for the "calm" estimator only (${estimator} has no variance model)`,
+    );
   const aggregator = aggregatorFromCounts(plan, counts);
   const n = aggregator.reports;
-  const answer =
-    estimator === "calm-plus"
-      ? estimateCalmPlus(plan, aggregator, options).answer(attributes)
-      : estimateCalm(plan, aggregator, options).answer(attributes);
+  if (interval !== undefined) {
+    // A view without reports has no variance estimate: its zero-width "interval" would be false.
+    const empty = plan.views.findIndex((_, v) => (counts.reportsPerView[v] ?? 0) === 0);
+    if (empty >= 0)
+      throw new CannotRunError(
+        `estimateMarginal: intervals need reports in every view (view ${empty} has none; ${n} reports counted)`,
+      );
+  }
+  let withInterval: CalmIntervalTable | undefined;
+  let answer: CalmAnswer;
+  if (estimator === "calm-plus") answer = estimateCalmPlus(plan, aggregator, options).answer(attributes);
+  else {
+    const synopsis = estimateCalm(plan, aggregator, options);
+    answer = synopsis.answer(attributes);
+    if (interval !== undefined) withInterval = synopsis.query(attributes, { interval });
+  }
   const covered = plan.views.some((view) => attributes.every((a) => view.attributes.includes(a)));
   const expectedSse =
     estimator === "calm" && covered && n >= plan.views.length
       ? expectedQuerySse({ ...plan, n }, answer.table).total
       : null;
-  return { table: answer.table, method: answer.method, n, expectedSse, estimator };
+  if (withInterval === undefined)
+    return { table: answer.table, method: answer.method, n, expectedSse, estimator };
+  const { level, lower, upper, standardError, intervalMethod, replicates, center } = withInterval;
+  return {
+    table: answer.table,
+    method: answer.method,
+    n,
+    expectedSse,
+    estimator,
+    interval: { level, lower, upper, standardError, intervalMethod, replicates, center },
+  };
 }

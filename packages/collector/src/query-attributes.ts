@@ -26,3 +26,21 @@ export function queryAttributes(plan: CalmPlan, attrs: string, maxCells: number)
     reject(400, "query-too-large", `attrs: the marginal would have ${cells} cells (limit ${maxCells})`);
   return sorted;
 }
+
+/**
+ * Parse a query's `interval` parameter (a confidence level, e.g. "0.95") into a
+ * number in (0, 1); undefined when absent. Throws `RequestRejectedError` (400
+ * "invalid-query") for anything else. O(length).
+ */
+export function intervalLevel(interval: string | undefined): number | undefined {
+  if (interval === undefined) return undefined;
+  const text = interval.trim();
+  const level = /^[0-9]*\.?[0-9]+(e-?[0-9]+)?$/i.test(text) ? Number(text) : Number.NaN;
+  if (!(level > 0 && level < 1))
+    reject(
+      400,
+      "invalid-query",
+      `interval: must be a confidence level strictly between 0 and 1, e.g. 0.95 (got ${JSON.stringify(interval)})`,
+    );
+  return level;
+}

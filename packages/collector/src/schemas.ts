@@ -91,6 +91,7 @@ export const MARGINALS_QUERY = {
   properties: {
     attrs: { type: "string", minLength: 1, maxLength: 4096 },
     estimator: { type: "string", enum: ["calm", "calm-plus"] },
+    interval: { type: "string", maxLength: 64 },
   },
 } as const;
 

@@ -1,4 +1,5 @@
 import { isReportId, WIRE_FORMAT_VERSION } from "@calm-ldp/client";
+import { CannotRunError } from "@calm-ldp/errors";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type {
   CollectorOptions,
@@ -20,8 +21,8 @@ import {
   reject,
   StorageError,
 } from "./errors.js";
-import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
-import { queryAttributes } from "./query-attributes.js";
+import { type EstimatedMarginal, type Estimator, estimateMarginal } from "./estimate-marginal.js";
+import { intervalLevel, queryAttributes } from "./query-attributes.js";
 import { RateLimiter } from "./rate-limit.js";
 import {
   MARGINALS_QUERY,
@@ -79,8 +80,9 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * - `POST /v1/rounds/:id/close` (admin): close the round -> 200 `{round, closedAt, idsDropAfter, idsDroppedAt}`;
  *   its counts stay, later reports get 409 `round-closed`, and `idRetentionMs`
  *   after closing a sweep (every max(250 ms, min(retention / 4, 60 s))) drops its report ids;
- * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus]` (admin): the estimated marginal from
- *   the database's counts (see `MarginalAnswer`);
+ * - `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus][&interval=0.95]` (admin): the estimated
+ *   marginal from the database's counts (see `MarginalAnswer`); `interval` (a level in (0, 1), estimator
+ *   "calm" only, every view with reports; else 400) adds per-cell `lower`/`upper`/`standardError`;
  * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
  *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
  *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
@@ -389,16 +391,38 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     await sweeping;
   });
 
-  app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator } }>(
+  app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator; interval?: string } }>(
     "/v1/rounds/:id/marginals",
     { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: MARGINALS_QUERY } },
     async (request): Promise<MarginalAnswer> => {
       const round = await findRound(request.params.id);
       const { plan } = round;
       const attributes = queryAttributes(plan, request.query.attrs, maxQueryCells);
-      const counts = await storage.supportCounts(round);
+      const estimator = request.query.estimator ?? "calm";
+      const level = intervalLevel(request.query.interval);
       const options = roundEstimateOptions(round); // a campaign round's instantaneous layer, if any
-      const answer = estimateMarginal(plan, counts, attributes, options, request.query.estimator ?? "calm");
+      if (level !== undefined && estimator !== "calm")
+        reject(
+          400,
+          "interval-unavailable",
+          `interval: intervals are available for the "calm" estimator only (${estimator} has no variance model)`,
+        );
+      if (level !== undefined && options.instantEps !== undefined)
+        reject(
+          400,
+          "interval-unavailable",
+          "interval: not available for a campaign round de-biased with its instantaneous layer (no variance model)",
+        );
+      const counts = await storage.supportCounts(round);
+      let answer: EstimatedMarginal;
+      try {
+        answer = estimateMarginal(plan, counts, attributes, options, estimator, level);
+      } catch (error) {
+        if (level !== undefined && error instanceof CannotRunError)
+          reject(400, "interval-unavailable", `interval: ${error.message}`);
+        throw error;
+      }
+      const interval = answer.interval;
       return {
         round: round.id,
         attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
@@ -410,6 +434,17 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
         method: answer.method,
         expectedSse: options.instantEps === undefined ? answer.expectedSse : null,
         estimator: answer.estimator,
+        ...(interval === undefined
+          ? {}
+          : {
+              level: interval.level,
+              lower: Array.from(interval.lower),
+              upper: Array.from(interval.upper),
+              standardError: Array.from(interval.standardError),
+              intervalMethod: interval.intervalMethod,
+              replicates: interval.replicates,
+              center: Array.from(interval.center),
+            }),
       };
     },
   );

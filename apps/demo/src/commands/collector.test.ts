@@ -236,6 +236,34 @@ describe("calm-ldp collector", () => {
       expect(answer.expectedSse).toBeGreaterThan(0);
       expect(Math.abs(cells[3]! - 0.09)).toBeLessThan(6 * Math.sqrt(answer.expectedSse as number));
 
+      // --interval 0.95: the same answer plus a per-cell 95% interval (analytic: a view covers {0, 1}).
+      const withInterval = await run([
+        "query",
+        "--url",
+        url,
+        "--round",
+        round,
+        "--attrs",
+        "0,1",
+        "--interval",
+        "0.95",
+      ]);
+      expect(withInterval.cells).toEqual(cells);
+      expect(withInterval).toMatchObject({ n: 5000, level: 0.95, intervalMethod: "analytic" });
+      const [lower, upper, se] = (["lower", "upper", "standardError"] as const).map(
+        (k) => withInterval[k] as number[],
+      );
+      expect(lower).toHaveLength(4);
+      for (let i = 0; i < 4; i++) {
+        expect(se![i]!).toBeGreaterThan(0);
+        expect(lower![i]!).toBeLessThan(upper![i]!);
+      }
+      // The true P(1,1) = 0.09 lies within 3 x the 95% half-width (which is 1.96 standard errors).
+      expect(Math.abs(0.09 - (lower![3]! + upper![3]!) / 2)).toBeLessThan(3 * se![3]! * 1.96);
+      await expect(
+        run(["query", "--url", url, "--round", round, "--attrs", "0,1", "--interval", "1.5"]),
+      ).rejects.toThrow(/interval/);
+
       // A second simulate into the same round; a wrong token is refused.
       const more = await run([
         "simulate",

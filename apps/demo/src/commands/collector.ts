@@ -40,6 +40,7 @@ interface CollectorOptions {
   url?: string;
   round?: string;
   attrs?: string;
+  interval?: number;
   data: string;
   n: number;
   d: number;
@@ -95,7 +96,7 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "max-eps",
   ],
   status: ["url", "round"],
-  query: ["url", "round", "attrs", "campaign", "from", "to"],
+  query: ["url", "round", "attrs", "campaign", "from", "to", "interval"],
   close: ["url", "round"],
   campaign: ["url", "data", "n", "d", "k", "eps", "theta", "seed", "round-every", "instant-eps"],
 };
@@ -356,14 +357,19 @@ async function query(options: CollectorOptions): Promise<unknown> {
   if (options.campaign !== undefined) {
     if (options.round !== undefined)
       throw new UsageError("collector query: give --campaign or --round, not both");
+    if (options.interval !== undefined)
+      throw new UsageError(
+        "collector query: --interval is available for a round's marginal (--round), not --campaign",
+      );
     return queryCampaign({ ...options, url } as CampaignOptions, adminToken("query"), adminCall);
   }
   if (options.from !== undefined || options.to !== undefined)
     throw new UsageError("collector query: --from and --to need --campaign");
   const round = required("query", "round", options.round);
+  const interval = options.interval === undefined ? "" : `&interval=${options.interval}`;
   const answer = await adminCall(
     url,
-    `/v1/rounds/${encodeURIComponent(round)}/marginals?attrs=${encodeURIComponent(attrs)}`,
+    `/v1/rounds/${encodeURIComponent(round)}/marginals?attrs=${encodeURIComponent(attrs)}${interval}`,
     adminToken("query"),
   );
   return {
@@ -375,6 +381,16 @@ async function query(options: CollectorOptions): Promise<unknown> {
     method: answer.method,
     eps: answer.eps,
     round: answer.round,
+    ...(options.interval === undefined
+      ? {}
+      : {
+          level: answer.level,
+          lower: answer.lower,
+          upper: answer.upper,
+          standardError: answer.standardError,
+          intervalMethod: answer.intervalMethod,
+          center: answer.center,
+        }),
   };
 }
 
@@ -430,6 +446,13 @@ export const collectorCommand: Command = {
       description: "simulate (optional: else a new round)/status/query/close: round id",
     },
     attrs: { type: "string", description: "query: attribute names or indices, comma-separated" },
+    interval: {
+      type: "number",
+      description:
+        "query --round: also return a confidence interval per cell at this level (e.g. 0.95): lower, upper, standardError, intervalMethod (analytic when a view covers the query, else bootstrap)",
+      min: 1e-6,
+      max: 0.999999,
+    },
     data: {
       type: "string",
       description:
