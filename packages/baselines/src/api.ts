@@ -302,9 +302,8 @@ export interface BaselineProtocol<Plan extends ProtocolPlan = ProtocolPlan, Repo
   expectedSse?(plan: Plan, attributes: readonly number[], truth?: MarginalTable): number;
 }
 
-/** Static facts about a method (for the CLI's listing and the harness's reports). */
-export interface MethodInfo {
-  readonly id: MethodId;
+/** Static facts about a method (for the CLI's listing and the harness's reports), without its id. */
+export interface MethodFacts {
   readonly label: string;
   /** Where it comes from. */
   readonly paper: "CALM" | "Cormode et al." | "calm-ldp";
@@ -316,4 +315,9 @@ export interface MethodInfo {
   readonly expectedSse: boolean;
   /** One line. */
   readonly summary: string;
+}
+
+/** Static facts about a method, with its id. */
+export interface MethodInfo extends MethodFacts {
+  readonly id: MethodId;
 }

@@ -1,5 +1,5 @@
 import type { CalmProtocolOptions } from "@calm-ldp/calm-core";
-import type { BaselineProtocol, MethodInfo, MethodOptions } from "./api.js";
+import type { BaselineProtocol, MethodFacts, MethodInfo, MethodOptions } from "./api.js";
 import { fail } from "./errors.js";
 import { createBe, createCalm, createCalmPlus } from "./protocols/calm.js";
 import { createEm, createInpEm } from "./protocols/em.js";
@@ -10,13 +10,7 @@ import { createInpCms, createInpHtCms } from "./protocols/sketch.js";
 import { createUni } from "./protocols/uni.js";
 
 /** One row of the method table: the static facts of {@link MethodInfo} and the factory. */
-interface MethodEntry {
-  readonly label: string;
-  readonly paper: "CALM" | "Cormode et al." | "calm-ldp";
-  readonly data: "native" | "binary-encoding";
-  readonly countLevel: boolean;
-  readonly expectedSse: boolean;
-  readonly summary: string;
+interface MethodEntry extends MethodFacts {
   /**
    * Build the method from the caller's options (`calm`: the CALM options, `options.calm`
    * or the options themselves). Typed `object` here because `MethodId` derives from

@@ -118,17 +118,7 @@ export function createTransactionCounter(
       if (itemsOnLine > 0) transactions++;
       else empty++;
     },
-    text(line, lineNumber) {
-      if (!isComment(line)) {
-        throw new MalformedDataError(
-          where,
-          fileName,
-          lineNumber,
-          "token 1",
-          `expected an item id (got ${JSON.stringify(line.slice(0, 40))})`,
-        );
-      }
-    },
+    text: rejectNonComment(where, fileName),
   });
   return {
     push: (bytes) => tokenizer.push(bytes),
@@ -188,17 +178,7 @@ export function createTransactionEncoder(
       if (count > 0) forEachItem(where, fileName, format, values, count, lineNumber, onItem);
       if (itemsOnLine > 0) row++;
     },
-    text(line, lineNumber) {
-      if (!isComment(line)) {
-        throw new MalformedDataError(
-          where,
-          fileName,
-          lineNumber,
-          "token 1",
-          `expected an item id (got ${JSON.stringify(line.slice(0, 40))})`,
-        );
-      }
-    },
+    text: rejectNonComment(where, fileName),
   });
   return {
     push: (bytes) => tokenizer.push(bytes),
@@ -268,4 +248,19 @@ export function parseTransactions(input: string | Uint8Array, options: Transacti
   const encoder = createTransactionEncoder(where, fileName, counts.format, items, counts.transactions);
   encoder.push(bytes);
   return transactionDataset(where, counts, items, encoder.finish(), [fileName]);
+}
+
+/** The tokenizer's handler of a line that is not numbers: a comment is skipped, anything else is malformed. */
+function rejectNonComment(where: string, fileName: string): (line: string, lineNumber: number) => void {
+  return (line, lineNumber) => {
+    if (!isComment(line)) {
+      throw new MalformedDataError(
+        where,
+        fileName,
+        lineNumber,
+        "token 1",
+        `expected an item id (got ${JSON.stringify(line.slice(0, 40))})`,
+      );
+    }
+  };
 }
