@@ -312,6 +312,31 @@ function oneWayOf(view: ViewNoiseInput, attribute: number): { z: Float64Array; c
   return out;
 }
 
+const transforms = new Map<string, Float64Array>();
+
+/**
+ * The matrix of {@link sumDeviation} (forward or inverse) for a shape, row-major
+ * D x D (entry [i, j] = output i of input e_j), cached per shape. O(D^2 k) once.
+ */
+function transformMatrix(cardinalities: readonly number[], inverse: boolean): Float64Array {
+  const key = `${inverse ? "i" : "f"}${cardinalities.join(",")}`;
+  let matrix = transforms.get(key);
+  if (!matrix) {
+    const size = cardinalities.reduce((s, c) => s * c, 1);
+    matrix = new Float64Array(size * size);
+    const unit = new Float64Array(size);
+    for (let j = 0; j < size; j++) {
+      unit.fill(0);
+      unit[j] = 1;
+      sumDeviation(unit, cardinalities, inverse);
+      for (let i = 0; i < size; i++) matrix[i * size + j] = unit[i]!;
+    }
+    if (transforms.size > 256) transforms.clear();
+    transforms.set(key, matrix);
+  }
+  return matrix;
+}
+
 /** The linear answer and its per-cell variance. @internal */
 export interface AnalyticResult {
   center: Float64Array;
@@ -444,7 +469,6 @@ export function analyticAnswer(
   const center = new Float64Array(sizeA);
   const variance = new Float64Array(sizeA);
   const covariance = withCovariance ? new Float64Array(sizeA * sizeA) : undefined;
-  const column = new Float64Array(sizeA);
   for (const group of groups.values()) {
     const bPositions: number[] = [];
     for (let p = 0; p < k; p++) if ((group.mask >>> p) & 1) bPositions.push(p);
@@ -452,27 +476,27 @@ export function analyticAnswer(
     const sizeB = group.z.length;
     const bStrides = stridesOf(bCards);
     const w = 1 / group.size;
-    // G columns: G e_b for every cell b of B, as an |A| x |B| matrix (column-major).
+    // G = Inv_A S F_B as an |A| x |B| matrix (column-major): F_B the transform of B's cells,
+    // S moves B's coefficient j to A's coefficient target(j) scaled by w / W_support(j),
+    // Inv_A the inverse transform of A (both matrices cached per shape).
+    const F = transformMatrix(bCards, false);
+    const inv = transformMatrix(queryCardinalities, true);
     const G = new Float64Array(sizeA * sizeB);
-    const unit = new Float64Array(sizeB);
-    for (let b = 0; b < sizeB; b++) {
-      unit.fill(0);
-      unit[b] = 1;
-      sumDeviation(unit, bCards, false);
-      column.fill(0);
-      for (let j = 0; j < sizeB; j++) {
-        if (unit[j] === 0) continue;
-        let support = 0;
-        let target = 0;
-        bPositions.forEach((p, i) => {
-          const digit = Math.floor(j / bStrides[i]!) % bCards[i]!;
-          if (digit !== 0) support |= 1 << p;
-          target += digit * stridesA[p]!;
-        });
-        column[target] = (unit[j]! * w) / weightOf[support]!;
+    for (let j = 0; j < sizeB; j++) {
+      let support = 0;
+      let target = 0;
+      for (let i = 0; i < bPositions.length; i++) {
+        const p = bPositions[i]!;
+        const digit = Math.floor(j / bStrides[i]!) % bCards[i]!;
+        if (digit !== 0) support |= 1 << p;
+        target += digit * stridesA[p]!;
       }
-      sumDeviation(column, queryCardinalities, true);
-      G.set(column, b * sizeA);
+      const scale = w / weightOf[support]!;
+      for (let b = 0; b < sizeB; b++) {
+        const f = F[j * sizeB + b]! * scale;
+        if (f === 0) continue;
+        for (let a = 0; a < sizeA; a++) G[b * sizeA + a]! += inv[a * sizeA + target]! * f;
+      }
     }
     for (let a = 0; a < sizeA; a++) {
       let mean = 0;
