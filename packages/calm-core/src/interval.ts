@@ -204,6 +204,8 @@ interface ViewIndex {
   >;
   /** Per attribute a: sum of 1/|V| over the views containing a. */
   attributeWeight: Map<number, number>;
+  /** Per view, its attributes as a bit mask (when every attribute is < 32). */
+  bits: Uint32Array | undefined;
   bySize: Map<number, { z: Float64Array; cov: Float64Array }>;
   /** sum_V 1/|V| (W of the empty block). */
   weight: number;
@@ -255,7 +257,11 @@ function indexOf(views: readonly ViewNoiseInput[]): ViewIndex {
       bySize.set(view.raw.length, sums);
       weight += 1 / view.raw.length;
     });
-    index = { byAttribute, bySize, weight, oneWay, attributeWeight };
+    const narrow = views.every((view) => view.attributes.every((a) => a < 32));
+    const bits = narrow
+      ? Uint32Array.from(views, (view) => view.attributes.reduce((m, a) => (m | (1 << a)) >>> 0, 0))
+      : undefined;
+    index = { byAttribute, bySize, weight, oneWay, attributeWeight, bits };
     indexes.set(views, index);
   }
   return index;
@@ -391,10 +397,17 @@ export function analyticAnswer(
   const weightOf = new Float64Array(1 << k);
   weightOf[0] = index.weight;
   const multi = new Map<number, number>();
+  // With every attribute < 32, views are matched by their attribute bit masks (no map lookups).
+  let queryBits = 0;
+  for (const a of query) queryBits = a < 32 && queryBits !== -1 ? (queryBits | (1 << a)) >>> 0 : -1;
   query.forEach((a, p) => {
     weightOf[1 << p] = index.attributeWeight.get(a) ?? 0;
     for (const v of index.byAttribute.get(a) ?? []) {
       if (multi.has(v)) continue;
+      if (queryBits !== -1 && index.bits !== undefined) {
+        const shared = (index.bits[v]! & queryBits) >>> 0;
+        if ((shared & (shared - 1)) === 0) continue; // one shared attribute: in the 1-way sums
+      }
       let mask = 0;
       for (const b of views[v]!.attributes) {
         const q = position.get(b);

@@ -31,8 +31,16 @@ export function normalQuantile(p: number): number {
   return (low + high) / 2;
 }
 
-/** z of a two-sided interval at `level` (0.95 -> 1.959964). Throws for a level outside (0, 1). */
+const zByLevel = new Map<number, number>();
+
+/** z of a two-sided interval at `level` (0.95 -> 1.959964), cached per level. Throws for a level outside (0, 1). */
 export function twoSidedZ(level: number, where: string): number {
   if (!(level > 0 && level < 1)) invalid(where, "interval must be a confidence level in (0, 1)", level);
-  return normalQuantile(0.5 + level / 2);
+  let z = zByLevel.get(level);
+  if (z === undefined) {
+    z = normalQuantile(0.5 + level / 2);
+    if (zByLevel.size > 64) zByLevel.clear();
+    zByLevel.set(level, z);
+  }
+  return z;
 }
