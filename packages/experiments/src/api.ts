@@ -1,6 +1,5 @@
+import type { PopulationMethod } from "@calm-ldp/baselines";
 import type { DatasetInfo } from "@calm-ldp/datasets";
-import type { MarginalProtocol, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
-import type { Rng } from "@calm-ldp/random";
 
 /** How a method's aggregate is drawn for a whole population. */
 export type PopulationPath = "counts" | "per-user";
@@ -93,12 +92,11 @@ export interface ExperimentResult {
 }
 
 /**
- * A method the harness can run: a `MarginalProtocol`, optionally with a fast
- * per-user path (every record perturbed by the real client kernel, batched).
+ * A method the harness can run: baselines' `PopulationMethod`, a `MarginalProtocol`
+ * optionally with a fast per-user path (every record perturbed by the real client
+ * kernel, batched). Every `BaselineProtocol` is one.
  */
-export interface HarnessMethod extends MarginalProtocol {
-  simulatePerUser?(plan: never, data: RecordStore, rng: Rng): ReportAggregator<unknown>;
-}
+export type HarnessMethod = PopulationMethod;
 
 /** Creates a method by id with its options; throws for an unknown id. */
 export type MethodFactory = (id: string, options?: Readonly<Record<string, unknown>>) => HarnessMethod;

@@ -1,5 +1,5 @@
 import { createMethod, METHOD_IDS } from "@calm-ldp/baselines";
-import type { HarnessMethod, MethodFactory } from "./api.js";
+import type { MethodFactory } from "./api.js";
 
 /**
  * Method ids the default factory knows, in the CLI's order: CALM and every
@@ -13,5 +13,4 @@ export const HARNESS_METHOD_IDS: readonly string[] = METHOD_IDS;
  * builds CALM from calm-core for "calm"), with the per-method options of the
  * experiment. Throws for an unknown id.
  */
-export const defaultMethodFactory: MethodFactory = (id, options = {}) =>
-  createMethod(id, options) as unknown as HarnessMethod;
+export const defaultMethodFactory: MethodFactory = (id, options = {}) => createMethod(id, options);
