@@ -7,7 +7,8 @@ import { parseOptions } from "../src/cli-kit.js";
 import { runCommand } from "../src/commands/run.js";
 import type { CalmPlanSummary, InspectedTable, PipelineMessage, PipelineRequest } from "../web/src/api.js";
 import { cliCommand } from "../web/src/form-values.js";
-import { runPipeline } from "../web/src/pipeline.js";
+import { INSPECT_LEVEL, runPipeline } from "../web/src/pipeline.js";
+import { intervalTexts } from "../web/src/render-tables.js";
 
 /** Everything the worker would post, sorted by type. */
 function collect(request: PipelineRequest, shouldContinue?: () => boolean) {
@@ -181,5 +182,56 @@ describe("web demo pipeline (the Web Worker's work, run here in Node)", () => {
     const page = collect(base, () => calls++ < 1);
     expect(page.done?.stopped).toBe(true);
     expect(new Set(page.runs.map((r) => r.rep))).toEqual(new Set([0]));
+  });
+
+  it("95% intervals per inspected cell: analytic for CALM (covered query) and InpHT, covering the truth; none on maximum-entropy answers", () => {
+    // d = 3, k = 2: CALM's plan (l = 2, m = 3) covers every pair, so the inspected pair is answered by projection.
+    const request = (seed: number, inspect: number[], d = 3): PipelineRequest => ({
+      ...base,
+      config: { ...base.config, d, k: 2, eps: [1], methods: ["calm", "inpht"], reps: 1, seed, queries: 3 },
+      inspect,
+    });
+    let pairs = 0;
+    const perMethod = new Map<string, { covered: number; pairs: number }>();
+    for (let seed = 0; seed < 40; seed++) {
+      const page = collect(request(seed, [0, 2]));
+      expect(page.error).toBeUndefined();
+      expect(page.tables).toHaveLength(2);
+      for (const table of page.tables) {
+        const interval = table.interval!;
+        expect(interval, `${table.method} seed ${seed}: ${table.noInterval}`).toBeDefined();
+        expect(interval).toMatchObject({ level: INSPECT_LEVEL, method: "analytic" });
+        expect(interval.lower).toHaveLength(4);
+        const tally = perMethod.get(table.method) ?? { covered: 0, pairs: 0 };
+        table.truth.forEach((truth, i) => {
+          const [lower, upper, se] = [interval.lower[i]!, interval.upper[i]!, interval.standardError[i]!];
+          expect(Number.isFinite(se) && se > 0).toBe(true);
+          expect(0 <= lower && lower < upper && upper <= 1).toBe(true);
+          const inside = lower <= truth && truth <= upper ? 1 : 0;
+          tally.covered += inside;
+          pairs++;
+          tally.pairs++;
+        });
+        perMethod.set(table.method, tally);
+        // The page's column: "lower – upper (± half-width)" per cell.
+        expect(intervalTexts(table)[0]).toBe(
+          `${interval.lower[0]!.toFixed(3)} – ${interval.upper[0]!.toFixed(3)} (± ${((interval.upper[0]! - interval.lower[0]!) / 2).toFixed(3)})`,
+        );
+      }
+    }
+    // 40 samples x 4 cells per method: nominal 95%; binomial sd over 160 pairs ~ 1.7 points, and cells of one
+    // table are correlated, so the band is wide (about -4 sd below, +2.3 sd above).
+    for (const [method, tally] of perMethod) {
+      // Measured: calm 0.956, inpht 0.963.
+      expect(tally.covered / tally.pairs, method).toBeGreaterThanOrEqual(0.88);
+      expect(tally.covered / tally.pairs, method).toBeLessThanOrEqual(0.99);
+    }
+    expect(pairs).toBe(2 * 40 * 4);
+
+    // d = 4: CALM's plan (l = 2, m = 4) does not cover {1, 3}: a maximum-entropy answer, no interval, and why.
+    const maxent = collect(request(1, [1, 3], 4)).tables.find((t) => t.method === "calm")!;
+    expect(maxent.interval).toBeUndefined();
+    expect(maxent.noInterval).toMatch(/maximum-entropy/);
+    expect(intervalTexts(maxent)).toEqual(["–", "–", "–", "–"]);
   });
 });

@@ -67,9 +67,9 @@ describe("estimateMarginal", () => {
     const small = countsOf(5_000, 7);
     const large = countsOf(20_000, 8);
     const covered = plan.views[0]!.attributes;
-    const meanWidth = (answer: ReturnType<typeof estimateMarginal>) => {
-      const { lower, upper } = answer.interval!;
-      return lower.reduce((sum, l, i) => sum + (upper[i]! - l), 0) / lower.length;
+    const meanSe = (answer: ReturnType<typeof estimateMarginal>) => {
+      const { standardError } = answer.interval!;
+      return standardError.reduce((sum, se) => sum + se, 0) / standardError.length;
     };
     const [a, b] = [small, large].map((counts) => {
       const answer = estimateMarginal(plan, counts, covered, {}, "calm", 0.95);
@@ -91,10 +91,11 @@ describe("estimateMarginal", () => {
       }
       return answer;
     });
-    // 4x the reports: widths shrink by about 2 (standard error ~ 1/sqrt(n)).
-    const ratio = meanWidth(a!) / meanWidth(b!);
-    expect(ratio).toBeGreaterThan(1.6);
-    expect(ratio).toBeLessThan(2.4);
+    // 4x the reports: standard errors shrink by about 2 (~ 1/sqrt(n); measured 1.93, the rest is the
+    // plug-in estimate and the random split of reports over views). Widths shrink less: clipping at 0.
+    const ratio = meanSe(a!) / meanSe(b!);
+    expect(ratio).toBeGreaterThan(1.8);
+    expect(ratio).toBeLessThan(2.2);
   });
 
   it("with interval: refused for calm-plus and when a view has no reports", () => {

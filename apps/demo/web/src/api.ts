@@ -42,6 +42,24 @@ export interface InspectedTable {
   readonly truth: readonly number[];
   /** The method's estimate (fractions; may be negative), same order. */
   readonly estimate: readonly number[];
+  /**
+   * A 95% confidence interval per cell for the true fraction, when the method's
+   * synopsis gives an analytic one (CALM on a query a view covers); absent otherwise.
+   */
+  readonly interval?: CellIntervals;
+  /** Why there is no interval, when `interval` is absent. */
+  readonly noInterval?: string;
+}
+
+/** Per-cell confidence intervals of an inspected estimate (calm-core `CalmIntervalTable`'s fields). */
+export interface CellIntervals {
+  /** Confidence level (0.95). */
+  readonly level: number;
+  readonly method: "analytic" | "bootstrap";
+  /** Lower and upper bound per cell (clipped to [0, 1]), same order as `estimate`. */
+  readonly lower: readonly number[];
+  readonly upper: readonly number[];
+  readonly standardError: readonly number[];
 }
 
 /** CALM's plan at one eps: Algorithm 1's choice and the views. */

@@ -150,10 +150,27 @@ export function planList(plans: readonly CalmPlanSummary[], names: readonly stri
 }
 
 /**
- * The inspected marginal's cells as a table: cell, true, estimated, difference;
- * the caption gives the marginal's SSE and TVD. Full precision in `data-*`. O(cells).
+ * The interval column's text per cell: "lower – upper (± half-width)" at 3
+ * decimals, or "–" for every cell when the estimate has no interval. O(cells).
+ */
+export function intervalTexts(inspected: InspectedTable): string[] {
+  const interval = inspected.interval;
+  if (!interval) return inspected.estimate.map(() => "–");
+  return interval.lower.map((lower, i) => {
+    const upper = interval.upper[i]!;
+    return `${lower.toFixed(3)} – ${upper.toFixed(3)} (± ${((upper - lower) / 2).toFixed(3)})`;
+  });
+}
+
+/**
+ * The inspected marginal's cells as a table: cell, true, estimated, its 95%
+ * interval (when the method gives one; else the caption says why), difference;
+ * the caption gives the marginal's SSE and TVD. Full precision in `data-*`
+ * (`data-lower`, `data-upper` with an interval). O(cells).
  */
 export function marginalNumbers(inspected: InspectedTable, layout: TableLayout): HTMLTableElement {
+  const intervals = intervalTexts(inspected);
+  const level = inspected.interval ? `${Math.round(inspected.interval.level * 100)}% interval` : "interval";
   let sse = 0;
   let l1 = 0;
   const rows = inspected.truth.map((truth, i) => {
@@ -161,20 +178,36 @@ export function marginalNumbers(inspected: InspectedTable, layout: TableLayout):
     const estimate = inspected.estimate[i]!;
     sse += (estimate - truth) ** 2;
     l1 += Math.abs(estimate - truth);
-    const tr = element("tr", undefined, { "data-truth": String(truth), "data-estimate": String(estimate) });
+    const bounds: Record<string, string> = inspected.interval
+      ? {
+          "data-lower": String(inspected.interval.lower[i]),
+          "data-upper": String(inspected.interval.upper[i]),
+        }
+      : {};
+    const tr = element("tr", undefined, {
+      "data-truth": String(truth),
+      "data-estimate": String(estimate),
+      ...bounds,
+    });
     tr.append(
       element("th", `${layout.xTitle} = ${x}${layout.yTitle ? `, ${layout.yTitle} = ${y}` : ""}`, {
         scope: "row",
       }),
       element("td", truth.toFixed(4)),
       element("td", estimate.toFixed(4)),
+      element("td", intervals[i]!),
       element("td", (estimate - truth).toFixed(4)),
     );
     return tr;
   });
+  const why = inspected.interval
+    ? `; ${level}s: ${inspected.interval.method}`
+    : inspected.noInterval
+      ? `; no interval: ${inspected.noInterval}`
+      : "";
   const node = table(
-    `${inspected.method} at ε = ${inspected.eps}: SSE ${formatNumber(sse)}, TVD ${formatNumber(l1 / 2)}`,
-    ["cell", "true", "estimated", "difference"],
+    `${inspected.method} at ε = ${inspected.eps}: SSE ${formatNumber(sse)}, TVD ${formatNumber(l1 / 2)}${why}`,
+    ["cell", "true", "estimated", level, "difference"],
     rows,
   );
   node.dataset.sse = String(sse);
