@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
+import { CannotRunError } from "@calm-ldp/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CampaignTag, CollectorStorage, RoundRequest, RoundState, StoredRound } from "./api.js";
 import type { CorsPolicy } from "./cors.js";
 import { planRound } from "./create-round.js";
 import { reject } from "./errors.js";
-import { type Estimator, estimateMarginal } from "./estimate-marginal.js";
-import { queryAttributes } from "./query-attributes.js";
+import { type EstimatedMarginal, type Estimator, estimateMarginal } from "./estimate-marginal.js";
+import { intervalLevel, queryAttributes } from "./query-attributes.js";
 import { REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS } from "./schemas.js";
 
 /** The body of `POST /v1/campaigns`: a round's parameters plus the schedule and the clients' layer. */
@@ -73,6 +74,7 @@ const SERIES_QUERY = {
     from: { type: "string", minLength: 1, maxLength: 40 },
     to: { type: "string", minLength: 1, maxLength: 40 },
     estimator: { type: "string", enum: ["calm", "calm-plus"] },
+    interval: { type: "string", maxLength: 64 },
   },
 } as const;
 
@@ -112,7 +114,9 @@ type Params = { id: string };
  * - `GET /v1/campaigns/:id/marginals?attrs=a,b[&from=&to=][&estimator=]` (admin): the marginal
  *   estimated in every round: `from`/`to` are round indexes (integers) or ISO times
  *   (rounds opened in [from, to]); with instantEps the views are de-biased for the
- *   composed mechanism (estimateCalm's `instantEps`).
+ *   composed mechanism (estimateCalm's `instantEps`). `&interval=0.95` adds per round the per-cell
+ *   interval as on the round endpoint (`noInterval` says why for a round with a view without reports;
+ *   400 for calm-plus or an instantaneous layer).
  * With `roundEvery`, a round older than the schedule is closed and the next opened
  * whenever the campaign is read (any of the routes above): clients ask `current`
  * before reporting; a report batch for a scheduled round past its window closes
@@ -332,7 +336,7 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
 
   app.get<{
     Params: Params;
-    Querystring: { attrs: string; from?: string; to?: string; estimator?: Estimator };
+    Querystring: { attrs: string; from?: string; to?: string; estimator?: Estimator; interval?: string };
   }>(
     "/v1/campaigns/:id/marginals",
     { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: SERIES_QUERY } },
@@ -341,6 +345,19 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
       const plan = campaign.definition.plan;
       const attributes = queryAttributes(plan, request.query.attrs, context.maxQueryCells);
       const estimator = request.query.estimator ?? "calm";
+      const level = intervalLevel(request.query.interval);
+      if (level !== undefined && estimator !== "calm")
+        reject(
+          400,
+          "interval-unavailable",
+          `interval: intervals are available for the "calm" estimator only (${estimator} has no variance model)`,
+        );
+      if (level !== undefined && campaign.instantEps !== undefined)
+        reject(
+          400,
+          "interval-unavailable",
+          "interval: not available for a campaign with an instantaneous layer (no variance model)",
+        );
       const { from, to } = request.query;
       const inRange = rangeFilter(from, to);
       const series = [];
@@ -348,7 +365,17 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
         if (!inRange(round)) continue;
         const counts = await storage.supportCounts(round);
         const options = campaign.instantEps === undefined ? {} : { instantEps: campaign.instantEps };
-        const answer = estimateMarginal(plan, counts, attributes, options, estimator);
+        // A round with a view still without reports has no interval (it says why); the others do.
+        let answer: EstimatedMarginal;
+        let noInterval: string | undefined;
+        try {
+          answer = estimateMarginal(plan, counts, attributes, options, estimator, level);
+        } catch (error) {
+          if (level === undefined || !(error instanceof CannotRunError)) throw error;
+          answer = estimateMarginal(plan, counts, attributes, options, estimator);
+          noInterval = error.message;
+        }
+        const interval = answer.interval;
         series.push({
           round: round.id,
           index: round.index,
@@ -359,6 +386,17 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
           cells: Array.from(answer.table.cells),
           // The closed form is for reports at the plan's eps; with an instantaneous layer it does not apply.
           expectedSse: campaign.instantEps === undefined ? answer.expectedSse : null,
+          ...(interval === undefined
+            ? {}
+            : {
+                level: interval.level,
+                lower: Array.from(interval.lower),
+                upper: Array.from(interval.upper),
+                standardError: Array.from(interval.standardError),
+                intervalMethod: interval.intervalMethod,
+                center: Array.from(interval.center),
+              }),
+          ...(noInterval === undefined ? {} : { noInterval }),
         });
       }
       return {

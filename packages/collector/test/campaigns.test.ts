@@ -177,6 +177,34 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
       expect(point.n).toBe(users);
       expect(point.cells).toEqual(Array.from(estimateCalm(plan, aggregator).query([0, 1]).cells));
     }
+    // ?interval=0.95: every round's point carries calm-core's per-cell interval, cells unchanged.
+    const withIntervals = await call(
+      `${url}/v1/campaigns/${campaign}/marginals?attrs=a0,a1&interval=0.95`,
+      "GET",
+    );
+    expect(withIntervals.status).toBe(200);
+    const intervalPoints = withIntervals.body.series as (Record<string, unknown> & { round: string })[];
+    for (const [i, point] of intervalPoints.entries()) {
+      expect(point.cells).toEqual(points[i]!.cells);
+      const aggregator = new CalmAggregator(plan);
+      for (const wire of sent.get(point.round)!) aggregator.add(decodeReport(plan, wire));
+      const core = estimateCalm(plan, aggregator).query([0, 1], { interval: 0.95 });
+      expect(point).toMatchObject({ level: 0.95, intervalMethod: core.intervalMethod });
+      expect(point.lower).toEqual(Array.from(core.lower));
+      expect(point.upper).toEqual(Array.from(core.upper));
+      expect(point.standardError).toEqual(Array.from(core.standardError));
+    }
+    expect(
+      (await call(`${url}/v1/campaigns/${campaign}/marginals?attrs=a0,a1&interval=2`, "GET")).body,
+    ).toMatchObject({ statusCode: 400, reason: "invalid-query" });
+    expect(
+      (
+        await call(
+          `${url}/v1/campaigns/${campaign}/marginals?attrs=a0,a1&interval=0.9&estimator=calm-plus`,
+          "GET",
+        )
+      ).body,
+    ).toMatchObject({ statusCode: 400, reason: "interval-unavailable" });
     // from/to by round index and by time.
     const middle = await call(`${url}/v1/campaigns/${campaign}/marginals?attrs=a0,a1&from=1&to=1`, "GET");
     expect((middle.body.series as { index: number }[]).map((p) => p.index)).toEqual([1]);
@@ -214,6 +242,15 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
       status: 404,
       reason: "no-open-round",
     });
+    // A new round without reports yet: its point has no interval and says why; the earlier rounds keep theirs.
+    expect((await call(`${url}/v1/campaigns/${campaign}/rounds`, "POST")).status).toBe(201);
+    const fresh = await call(`${url}/v1/campaigns/${campaign}/marginals?attrs=a0,a1&interval=0.95`, "GET");
+    expect(fresh.status).toBe(200);
+    const freshPoints = fresh.body.series as Record<string, unknown>[];
+    expect(freshPoints).toHaveLength(4);
+    expect(freshPoints.slice(0, 3).every((p) => Array.isArray(p.lower))).toBe(true);
+    expect(freshPoints[3]!.lower).toBeUndefined();
+    expect(freshPoints[3]!.noInterval).toMatch(/reports in every view/);
   }, 120_000);
 
   it("--round-every: a round older than the schedule is closed and the next opened when the campaign is read", async () => {
@@ -282,6 +319,12 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
       Array.from(estimateCalm(plan, aggregator, { instantEps: 1 }).query([0, 1]).cells),
     );
     expect(point.expectedSse).toBeNull();
+    // No variance model for the composed mechanism: intervals are refused, on both endpoints.
+    for (const path of [`/v1/campaigns/${campaign}/marginals`, `/v1/rounds/${round}/marginals`])
+      expect((await call(`${url}${path}?attrs=a0,a1&interval=0.95`, "GET")).body).toMatchObject({
+        statusCode: 400,
+        reason: "interval-unavailable",
+      });
     // The round's own marginal endpoint de-biases the same way.
     const own = await call(`${url}/v1/rounds/${round}/marginals?attrs=a0,a1`, "GET");
     expect(own.body).toMatchObject({ cells: point.cells, expectedSse: null, n: 600 });

@@ -76,6 +76,24 @@ describe("calm-ldp collector campaign / simulate --campaign / query --campaign",
     const points = series.series as { index: number; n: number; cells: number[] }[];
     expect(points.map((p) => [p.index, p.n])).toEqual([0, 1, 2, 3, 4].map((i) => [i, 2000]));
     for (const p of points) expect(p.cells.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    // --interval 0.95: every round's point also carries its per-cell interval, cells unchanged.
+    const withIntervals = await run([
+      "query",
+      "--url",
+      url,
+      "--campaign",
+      campaign,
+      "--attrs",
+      "0,1",
+      "--interval",
+      "0.95",
+    ]);
+    const intervalPoints = withIntervals.series as { cells: number[]; lower: number[]; upper: number[] }[];
+    expect(intervalPoints.map((p) => p.cells)).toEqual(points.map((p) => p.cells));
+    for (const p of intervalPoints) {
+      expect(p.lower).toHaveLength(p.cells.length);
+      p.lower.forEach((lower, i) => expect(lower).toBeLessThan(p.upper[i]!));
+    }
     const part = await run(["query", "--url", url, "--campaign", campaign, "--attrs", "0", "--from", "3"]);
     expect((part.series as { index: number }[]).map((p) => p.index)).toEqual([3, 4]);
   }, 120_000);

@@ -30,6 +30,7 @@ export interface CampaignOptions {
   attrs?: string;
   from?: string;
   to?: string;
+  interval?: number;
 }
 
 type AdminCall = (
@@ -234,6 +235,7 @@ export async function queryCampaign(
   const params = new URLSearchParams({ attrs: options.attrs! });
   if (options.from !== undefined) params.set("from", options.from);
   if (options.to !== undefined) params.set("to", options.to);
+  if (options.interval !== undefined) params.set("interval", String(options.interval));
   const answer = await adminCall(
     options.url,
     `/v1/campaigns/${encodeURIComponent(options.campaign!)}/marginals?${params}`,

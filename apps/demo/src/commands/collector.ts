@@ -357,10 +357,6 @@ async function query(options: CollectorOptions): Promise<unknown> {
   if (options.campaign !== undefined) {
     if (options.round !== undefined)
       throw new UsageError("collector query: give --campaign or --round, not both");
-    if (options.interval !== undefined)
-      throw new UsageError(
-        "collector query: --interval is available for a round's marginal (--round), not --campaign",
-      );
     return queryCampaign({ ...options, url } as CampaignOptions, adminToken("query"), adminCall);
   }
   if (options.from !== undefined || options.to !== undefined)
@@ -449,7 +445,7 @@ export const collectorCommand: Command = {
     interval: {
       type: "number",
       description:
-        "query --round: also return a confidence interval per cell at this level (e.g. 0.95): lower, upper, standardError, intervalMethod (analytic when a view covers the query, else bootstrap)",
+        "query: also return a confidence interval per cell at this level, e.g. 0.95 (--campaign: per round): lower, upper, standardError, intervalMethod (analytic when a view covers the query, else bootstrap)",
       min: 1e-6,
       max: 0.999999,
     },
