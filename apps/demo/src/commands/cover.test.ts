@@ -1,19 +1,14 @@
 import { verify } from "@calm-ldp/covering-design";
 import { describe, expect, it } from "vitest";
 import { parseOptions, UsageError } from "../cli-kit.js";
-import { coverCommand } from "./cover.js";
+import { type CoverResult, coverCommand } from "./cover.js";
 
 const run = (argv: string[]) =>
-  coverCommand.run(parseOptions(coverCommand, argv).options, { json: true, log: () => {} }, []) as {
-    v: number;
-    k: number;
-    t: number;
-    blocks: number[][];
-    lowerBound: number;
-    verified: boolean;
-    size: number;
-    optimal: boolean;
-  };
+  coverCommand.run(
+    parseOptions(coverCommand, argv).options,
+    { json: true, log: () => {} },
+    [],
+  ) as CoverResult;
 
 describe("calm-ldp cover", () => {
   it("prints v, k, t, blocks, lowerBound and verified: CALM's d = 8 example has 14 views of 4", () => {

@@ -14,7 +14,8 @@ interface CoverOptions {
   iterations?: number;
 }
 
-interface CoverResult {
+/** What `cover --json` prints. */
+export interface CoverResult {
   v: number;
   k: number;
   t: number;
