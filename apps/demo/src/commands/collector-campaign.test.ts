@@ -92,7 +92,9 @@ describe("calm-ldp collector campaign / simulate --campaign / query --campaign",
     expect(intervalPoints.map((p) => p.cells)).toEqual(points.map((p) => p.cells));
     for (const p of intervalPoints) {
       expect(p.lower).toHaveLength(p.cells.length);
-      p.lower.forEach((lower, i) => expect(lower).toBeLessThan(p.upper[i]!));
+      p.lower.forEach((lower, i) => {
+        expect(lower).toBeLessThan(p.upper[i]!);
+      });
     }
     const part = await run(["query", "--url", url, "--campaign", campaign, "--attrs", "0", "--from", "3"]);
     expect((part.series as { index: number }[]).map((p) => p.index)).toEqual([3, 4]);
