@@ -208,6 +208,7 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
       (r) => r.rep === 0 && !r.error && (r.method === HARNESS_METHOD_IDS[0] || r.eps === 1),
     );
     expect(inspected.length).toBeGreaterThanOrEqual(4);
+    let withBars = 0;
     for (const run of inspected) {
       await page.getByLabel("Method", { exact: true }).selectOption(run.method);
       await page.getByLabel("ε", { exact: true }).selectOption(String(run.eps));
@@ -221,6 +222,11 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
         estimate: Array.from(table.querySelectorAll("tr[data-estimate]"), (tr) =>
           Number(tr.getAttribute("data-estimate")),
         ),
+        // The 95% interval's half-width per cell, when the method gives one (data-lower/data-upper).
+        halfWidths: Array.from(
+          table.querySelectorAll("tr[data-lower]"),
+          (tr) => Math.abs(Number(tr.getAttribute("data-upper")) - Number(tr.getAttribute("data-lower"))) / 2,
+        ),
       }));
       expect(agree(numbers.sse, run.sse), `${run.method} eps=${run.eps}: ${numbers.sse} vs ${run.sse}`).toBe(
         true,
@@ -232,7 +238,7 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
       ] as const) {
         await expect.poll(() => page.locator(`${id} g.mark-rect.role-mark path`).count()).toBe(8);
         const texts = await page
-          .locator(`${id} g.mark-text.role-mark text`)
+          .locator(`${id} g.mark-text.role-mark:not(.cell_interval_marks) text`)
           .evaluateAll((nodes) => nodes.map((n) => Number(n.textContent!.replace("\u2212", "-"))));
         expect(texts).toHaveLength(8);
         // Labels are rounded to 3 decimals: within half a unit of the last place.
@@ -240,8 +246,20 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
           expect(Math.abs(text - values[i]!)).toBeLessThanOrEqual(0.0005 + 1e-12);
         });
       }
+      // Error bars on the estimated heatmap: "±half-width" under each cell's value, as in the table.
+      const bars = await page
+        .locator("#heatmap-estimate g.mark-text.cell_interval_marks text")
+        .evaluateAll((nodes) => nodes.map((n) => n.textContent!));
+      expect(bars, run.method).toHaveLength(numbers.halfWidths.length);
+      bars.forEach((bar, i) => {
+        expect(bar).toMatch(/^±\d\.\d{3}$/);
+        expect(Math.abs(Number(bar.slice(1)) - numbers.halfWidths[i]!)).toBeLessThanOrEqual(0.0005 + 1e-12);
+      });
+      if (run.method === "inpht") withBars++;
     }
 
+    // InpHT gives an analytic interval on every inspected marginal: its heatmap had error bars.
+    expect(withBars).toBeGreaterThan(0);
     await page.getByLabel("Method", { exact: true }).selectOption(HARNESS_METHOD_IDS[0]!);
     await page.getByLabel("ε", { exact: true }).selectOption("1");
     await page.waitForTimeout(300);

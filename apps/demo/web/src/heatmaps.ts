@@ -50,13 +50,16 @@ export function tableLayout(
  * The true or estimated table of an inspected marginal as a heatmap: the
  * experiment harness's `heatmapSpec` (linear colour), given the categories' own
  * order, a colour domain shared by both tables (so colours compare), cell labels
- * to 3 decimals, and label colour chosen for contrast. O(cells).
+ * to 3 decimals, and label colour chosen for contrast. With `halfWidths` (an
+ * interval's half-width per cell), each cell also shows its error bar as a
+ * smaller "±0.012" line under the value (a text layer named `cell_interval`: Vega marks `cell_interval_marks`). O(cells).
  */
 export function marginalHeatmapSpec(
   cells: readonly number[],
   layout: TableLayout,
   title: string,
   domain: readonly [number, number],
+  halfWidths?: readonly number[],
 ): VegaLiteSpec {
   const values: HeatmapCell[] = cells.map((value, i) => ({ ...layout.position(i), value }));
   const spec = heatmapSpec(values, {
@@ -83,6 +86,18 @@ export function marginalHeatmapSpec(
     text.text!.format = ".3f";
     const middle = (domain[0] + domain[1]) / 2;
     text.color = { condition: { test: `datum.value > ${middle}`, value: "black" }, value: "white" };
+    if (halfWidths) {
+      const data = (spec as unknown as { data: { values: Record<string, unknown>[] } }).data.values;
+      data.forEach((datum, i) => {
+        datum.pm = `±${halfWidths[i]!.toFixed(3)}`;
+      });
+      textLayer.mark = { type: "text", fontSize: 12, dy: -5 };
+      spec.layer.push({
+        name: "cell_interval",
+        mark: { type: "text", fontSize: 9, dy: 8 },
+        encoding: { text: { field: "pm", type: "nominal" }, color: text.color },
+      } as unknown as (typeof spec.layer)[number]);
+    }
   }
   const step = Math.max(56, 8 * Math.max(...layout.xOrder.map((label) => label.length)));
   return { ...spec, width: { step }, height: { step: 30 } };

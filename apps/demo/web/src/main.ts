@@ -284,7 +284,13 @@ async function renderTables(current: RunState): Promise<void> {
     ),
     renderVegaLite(
       byId("heatmap-estimate"),
-      marginalHeatmapSpec(table.estimate, layout, `${table.method}, ε = ${table.eps}`, domain),
+      marginalHeatmapSpec(
+        table.estimate,
+        layout,
+        `${table.method}, ε = ${table.eps}`,
+        domain,
+        table.interval?.lower.map((lower, i) => (table.interval!.upper[i]! - lower) / 2),
+      ),
       `Estimated marginal ${name} by ${table.method} at ε ${table.eps}, SSE ${numbers.dataset.sse}: ${cellText(table.estimate)}`,
     ),
   ]);
