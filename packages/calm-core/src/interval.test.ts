@@ -1,6 +1,7 @@
 import { contingencyTable, makeConsistent, projectTable, randomQueries } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
+import { createCalmAggregator } from "./aggregator.js";
 import { CannotRunError, InvalidParameterError } from "./errors.js";
 import { estimateCalm } from "./estimate.js";
 import { normalCdf, normalQuantile } from "./normal-quantile.js";
@@ -131,5 +132,13 @@ describe("CALM intervals", () => {
     ).toThrow(InvalidParameterError);
     const composed = estimateCalm(plan, aggregator, { instantEps: 2 });
     expect(() => composed.query([0, 1], { interval: 0.95 })).toThrow(CannotRunError);
+  });
+
+  it("refuses an interval while a view has no reports (its variance is unknown), and still answers the point estimate", () => {
+    const plan = planCalm({ schema: store.schema, n, eps: 1, k: 2 });
+    const empty = estimateCalm(plan, createCalmAggregator(plan));
+    expect(empty.query([0, 1]).cells.length).toBe(6);
+    expect(() => empty.query([0, 1], { interval: 0.95 })).toThrow(/view 0 has no reports/);
+    expect(() => empty.query([0, 1], { interval: 0.95 })).toThrow(CannotRunError);
   });
 });
