@@ -66,7 +66,7 @@ async function bundlePage(): Promise<string> {
   const chunk = outputs
     .flatMap((o) => ("output" in o ? o.output : []))
     .find((c) => c.type === "chunk" && c.fileName === "page.js");
-  if (!chunk || chunk.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
+  if (chunk?.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
   return chunk.code;
 }
 

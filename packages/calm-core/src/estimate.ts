@@ -180,7 +180,7 @@ export function estimateCalm(
       throw new CannotRunError(
         `${where}: intervals are not available for releases de-biased with instantEps (the composed noise has no variance model here)`,
       );
-    const empty = reportsPerView.findIndex((reports) => reports === 0);
+    const empty = reportsPerView.indexOf(0);
     if (empty >= 0)
       throw new CannotRunError(
         `${where}: view ${empty} has no reports, so its noise has no variance estimate and no interval is sound (wait for reports in every view)`,
