@@ -1,16 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BrowserContext, chromium } from "playwright-core";
-import { build } from "vite";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserGuard } from "../src/web/browser-guard.js";
-import { demoRoot } from "../src/web/paths.js";
-import { sourceAliases } from "../src/web/source-aliases.js";
+import { bundlePage, chromiumMissing, launchChromium, serveTestPage } from "./browser-support.js";
 
 /**
  * Cross-origin reports in a real browser: Debian's Chromium (playwright-core) loads a
@@ -22,22 +18,10 @@ import { sourceAliases } from "../src/web/source-aliases.js";
  * preflight, `fetch` rejects, and nothing is stored.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const SETUP = join(demoRoot(), "..", "..", ".ci", "setup-chromium");
 const PAGE_DIR = fileURLToPath(new URL("./cors-page/", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const TOKEN = "web-cors-admin-token-0123456789";
 const N = 200;
-
-function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  try {
-    execFileSync("bash", [SETUP], { stdio: "inherit", timeout: 600_000 });
-  } catch (error) {
-    return `${CHROMIUM} is absent and ${SETUP} failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
-  }
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after running ${SETUP}`;
-}
 
 const missing = chromiumMissing();
 if (missing && process.env.CI) throw new Error(`web CORS e2e: Chromium is required in CI: ${missing}`);
@@ -45,46 +29,6 @@ if (missing)
   console.warn(
     `\n!!! SKIPPING the cross-origin browser test (apps/demo/test/web-cors.test.ts): ${missing} !!!\n`,
   );
-
-/** The page script with @calm-ldp/client in one browser ES module (no Node built-in allowed). */
-async function bundlePage(): Promise<string> {
-  const output = await build({
-    configFile: false,
-    logLevel: "silent",
-    resolve: { alias: sourceAliases() },
-    plugins: [browserGuard()],
-    build: {
-      write: false,
-      minify: true,
-      target: "es2022",
-      lib: { entry: { page: join(PAGE_DIR, "page.ts") }, formats: ["es"] },
-      rollupOptions: { output: { entryFileNames: "[name].js" } },
-    },
-  });
-  const outputs = Array.isArray(output) ? output : [output];
-  const chunk = outputs
-    .flatMap((o) => ("output" in o ? o.output : []))
-    .find((c) => c.type === "chunk" && c.fileName === "page.js");
-  if (chunk?.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
-  return chunk.code;
-}
-
-/** A static origin (loopback, its own port) serving index.html and page.js. */
-function serveSite(script: string): Promise<{ server: Server; origin: string }> {
-  const html = readFileSync(join(PAGE_DIR, "index.html"), "utf8");
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? "/", "http://x").pathname;
-    if (path === "/") response.writeHead(200, { "content-type": "text/html" }).end(html);
-    else if (path === "/page.js") response.writeHead(200, { "content-type": "text/javascript" }).end(script);
-    else if (path === "/favicon.ico") response.writeHead(204).end();
-    else response.writeHead(404).end();
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
-}
 
 /** `calm-ldp collector serve` in its own process; resolves with its URL once it listens. */
 function serveCollector(db: string, allowOrigin: string): Promise<{ child: ChildProcess; url: string }> {
@@ -147,22 +91,11 @@ describe.skipIf(missing !== undefined)("cross-origin reports from a page in head
   let context: BrowserContext;
 
   beforeAll(async () => {
-    const script = await bundlePage();
-    allowed = await serveSite(script);
-    other = await serveSite(script);
+    const script = await bundlePage(PAGE_DIR);
+    allowed = await serveTestPage(PAGE_DIR, script);
+    other = await serveTestPage(PAGE_DIR, script);
     collector = await serveCollector(join(dir, "collector.duckdb"), allowed.origin);
-    context = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    context = await launchChromium(join(dir, "profile"));
   }, 180_000);
 
   afterAll(async () => {

@@ -1,14 +1,14 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HARNESS_METHOD_IDS, type MethodRun, type SummaryRow } from "@calm-ldp/experiments";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseOptions } from "../src/cli-kit.js";
 import { runCommand } from "../src/commands/run.js";
 import { demoRoot } from "../src/web/paths.js";
 import { type ServedPage, servePage } from "../src/web/serve-page.js";
+import { chromiumMissing, launchChromium } from "./browser-support.js";
 
 /**
  * End to end in a real browser: Debian's Chromium (never a downloaded one), driven
@@ -18,20 +18,7 @@ import { type ServedPage, servePage } from "../src/web/serve-page.js";
  * the page displays. A screenshot goes to apps/demo/test-output/web-demo.png.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const SETUP = join(demoRoot(), "..", "..", ".ci", "setup-chromium");
 const OUTPUT = join(demoRoot(), "test-output");
-
-/** Undefined when Chromium is there (installing it with .ci/setup-chromium if needed), else why not. */
-function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  try {
-    execFileSync("bash", [SETUP], { stdio: "inherit", timeout: 600_000 });
-  } catch (error) {
-    return `${CHROMIUM} is absent and ${SETUP} failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
-  }
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after running ${SETUP}`;
-}
 
 const missing = chromiumMissing();
 if (missing && process.env.CI) throw new Error(`web e2e: Chromium is required in CI: ${missing}`);
@@ -60,19 +47,7 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
   beforeAll(async () => {
     served = await servePage({ port: 0 }); // builds apps/demo/dist-web when missing or stale
     userDataDir = mkdtempSync(join(tmpdir(), "calm-chromium-"));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-      viewport: { width: 1366, height: 768 },
-    });
+    context = await launchChromium(userDataDir, { viewport: { width: 1366, height: 768 } });
     page = await context.newPage();
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("console", (message) => {

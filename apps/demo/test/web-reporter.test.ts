@@ -1,18 +1,13 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { openDuckDbStorage, type RunningCollector, startCollector } from "@calm-ldp/collector";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserGuard } from "../src/web/browser-guard.js";
-import { demoRoot } from "../src/web/paths.js";
-import { sourceAliases } from "../src/web/source-aliases.js";
+import { bundlePage, chromiumMissing, launchChromium, serveTestPage } from "./browser-support.js";
 
 /**
  * A real browser reporting in a campaign: Debian's Chromium (playwright-core)
@@ -25,20 +20,8 @@ import { sourceAliases } from "../src/web/source-aliases.js";
  * plan eps, and the collector counts one report per round.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const SETUP = join(demoRoot(), "..", "..", ".ci", "setup-chromium");
 const PAGE_DIR = fileURLToPath(new URL("./reporter-page/", import.meta.url));
 const TOKEN = "web-reporter-admin-token-0123456789";
-
-function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  try {
-    execFileSync("bash", [SETUP], { stdio: "inherit", timeout: 600_000 });
-  } catch (error) {
-    return `${CHROMIUM} is absent and ${SETUP} failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
-  }
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after running ${SETUP}`;
-}
 
 const missing = chromiumMissing();
 if (missing && process.env.CI) throw new Error(`web reporter e2e: Chromium is required in CI: ${missing}`);
@@ -46,46 +29,6 @@ if (missing)
   console.warn(
     `\n!!! SKIPPING the reporter's browser test (apps/demo/test/web-reporter.test.ts): ${missing} !!!\n`,
   );
-
-/** The page script with @calm-ldp/client (from source) in one browser ES module; no Node built-in allowed. */
-async function bundlePage(): Promise<string> {
-  const output = await build({
-    configFile: false,
-    logLevel: "silent",
-    resolve: { alias: sourceAliases() },
-    plugins: [browserGuard()],
-    build: {
-      write: false,
-      minify: true,
-      target: "es2022",
-      lib: { entry: { page: join(PAGE_DIR, "page.ts") }, formats: ["es"] },
-      rollupOptions: { output: { entryFileNames: "[name].js" } },
-    },
-  });
-  const outputs = Array.isArray(output) ? output : [output];
-  const chunk = outputs
-    .flatMap((o) => ("output" in o ? o.output : []))
-    .find((c) => c.type === "chunk" && c.fileName === "page.js");
-  if (chunk?.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
-  return chunk.code;
-}
-
-/** Origin A: a static server for index.html and page.js. */
-function servePage(script: string): Promise<{ server: Server; origin: string }> {
-  const html = readFileSync(join(PAGE_DIR, "index.html"), "utf8");
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? "/", "http://x").pathname;
-    if (path === "/") response.writeHead(200, { "content-type": "text/html" }).end(html);
-    else if (path === "/page.js") response.writeHead(200, { "content-type": "text/javascript" }).end(script);
-    else if (path === "/favicon.ico") response.writeHead(204).end();
-    else response.writeHead(404).end();
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
-}
 
 async function admin(url: string, method = "GET", body?: unknown) {
   const response = await fetch(url, {
@@ -119,21 +62,17 @@ describe.skipIf(missing !== undefined)(
     const problems: string[] = [];
 
     beforeAll(async () => {
-      const script = await bundlePage();
+      const script = await bundlePage(PAGE_DIR);
       console.log(
         `page.js (client + page script, minified): ${script.length} bytes, ${gzipSync(script).length} gzipped`,
       );
-      site = await servePage(script);
+      site = await serveTestPage(PAGE_DIR, script);
       collector = await startCollector({
         storage: await openDuckDbStorage(join(dir, "collector.duckdb")),
         adminToken: TOKEN,
         allowOrigins: [site.origin],
       });
-      context = await chromium.launchPersistentContext(join(dir, "profile"), {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-      });
+      context = await launchChromium(join(dir, "profile"));
       page = await context.newPage();
       page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
       page.on("console", (message) => {
