@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createReport, readPlan, sendReports } from "@calm-ldp/client";
@@ -7,7 +6,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CollectorStorage, openStorage, startCollector } from "../src/index.js";
 import { clickhouseCluster, dropDatabase, freshDatabase } from "./clickhouse-cluster.js";
-import { call, packageDir, TOKEN, tempDir } from "./support.js";
+import { call, postgresServer, TOKEN, tempDir } from "./support.js";
 
 /**
  * Campaigns live in the rounds table, so every backend serves them through
@@ -15,23 +14,6 @@ import { call, packageDir, TOKEN, tempDir } from "./support.js";
  * the two-shard ClickHouse cluster (.ci/setup-clickhouse). A backend that cannot
  * be installed here skips loudly, never under CI.
  */
-function postgresServer(): { url?: string; unavailable?: string } {
-  if (process.env.CALM_LDP_TEST_POSTGRES_URL) return { url: process.env.CALM_LDP_TEST_POSTGRES_URL };
-  try {
-    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", "setup-postgres")], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-    return { url: out.trim().split("\n").pop()! };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
-    if (status === 3 && !process.env.CI) return { unavailable: stderr };
-    throw new Error(`.ci/setup-postgres failed (exit ${status}): ${stderr}`);
-  }
-}
-
 const postgres = postgresServer();
 const clickhouse = clickhouseCluster();
 for (const [name, server] of [

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { parseClickHouseUrl } from "../src/index.js";
-import { packageDir } from "./support.js";
+import { ciService, packageDir } from "./support.js";
 
 const script = join(packageDir, "..", "..", ".ci", "setup-clickhouse");
 
@@ -13,20 +13,7 @@ const script = join(packageDir, "..", "..", ".ci", "setup-clickhouse");
  * suites skip, loudly; under CI that is a failure.
  */
 export function clickhouseCluster(): { url?: string; unavailable?: string } {
-  if (process.env.CALM_LDP_TEST_CLICKHOUSE_URL) return { url: process.env.CALM_LDP_TEST_CLICKHOUSE_URL };
-  try {
-    const out = execFileSync("bash", [script], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-    return { url: out.trim().split("\n").pop()! };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
-    if (status === 3 && !process.env.CI) return { unavailable: stderr };
-    throw new Error(`.ci/setup-clickhouse failed (exit ${status}): ${stderr}`);
-  }
+  return ciService("setup-clickhouse", "CALM_LDP_TEST_CLICKHOUSE_URL");
 }
 
 /** The cluster URL with its own fresh database (the storage creates it on every shard). */

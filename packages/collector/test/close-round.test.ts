@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
@@ -17,25 +16,7 @@ import {
   RoundClosedError,
 } from "../src/index.js";
 import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
-import { mixedRecords, packageDir, roundBody, TOKEN, tempDir } from "./support.js";
-
-/** The PostgreSQL server .ci/setup-postgres starts (or CALM_LDP_TEST_POSTGRES_URL); a CI failure when missing. */
-function postgresServer(): { url?: string; unavailable?: string } {
-  if (process.env.CALM_LDP_TEST_POSTGRES_URL) return { url: process.env.CALM_LDP_TEST_POSTGRES_URL };
-  try {
-    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", "setup-postgres")], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-    return { url: out.trim().split("\n").pop()! };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
-    if (status === 3 && !process.env.CI) return { unavailable: stderr };
-    throw new Error(`.ci/setup-postgres failed (exit ${status}): ${stderr}`);
-  }
-}
+import { mixedRecords, postgresServer, roundBody, TOKEN, tempDir } from "./support.js";
 
 /** A backend under test: how to open it, and (raw SQL, beside the storage) the report and support rows a round holds. */
 interface Backend {

@@ -1,5 +1,3 @@
-import { execFileSync } from "node:child_process";
-import { join } from "node:path";
 import type { WireReport } from "@calm-ldp/client";
 import { sendReports } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
@@ -12,33 +10,10 @@ import {
   createRound,
   inProcessAnswers,
   mixedRecords,
-  packageDir,
+  postgresServer,
   roundBody,
   spawnCollector,
 } from "./support.js";
-
-/**
- * The server: CALM_LDP_TEST_POSTGRES_URL when set, otherwise the one .ci/setup-postgres
- * installs (apt-get, Debian package) and starts on 127.0.0.1. Only when that script
- * reports that PostgreSQL cannot be installed here (exit 3: no apt-get, or neither root
- * nor passwordless sudo) and we are not under CI does the suite skip, loudly.
- */
-function postgresServer(): { url?: string; unavailable?: string } {
-  if (process.env.CALM_LDP_TEST_POSTGRES_URL) return { url: process.env.CALM_LDP_TEST_POSTGRES_URL };
-  try {
-    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", "setup-postgres")], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-    return { url: out.trim().split("\n").pop()! };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
-    if (status === 3 && !process.env.CI) return { unavailable: stderr };
-    throw new Error(`.ci/setup-postgres failed (exit ${status}): ${stderr}`);
-  }
-}
 
 const server = postgresServer();
 if (server.unavailable)

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,37 @@ import { decodeReport } from "../src/decode-report.js";
 
 export const TOKEN = "collector-test-admin-token-0123456789";
 export const packageDir = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * A server that a `.ci/<script>` starts for the tests: `process.env[override]`
+ * when set, else the URL the script prints last (it installs the Debian package
+ * when needed and is idempotent). Only when the script reports that the service
+ * cannot be installed here (exit 3: no apt-get, or neither root nor passwordless
+ * sudo) and we are not under CI is the answer `unavailable` (the suite skips,
+ * loudly); under CI that is a failure.
+ */
+export function ciService(script: string, override: string): { url?: string; unavailable?: string } {
+  const preset = process.env[override];
+  if (preset) return { url: preset };
+  try {
+    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", script)], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 600_000,
+    });
+    return { url: out.trim().split("\n").pop()! };
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
+    if (status === 3 && !process.env.CI) return { unavailable: stderr };
+    throw new Error(`.ci/${script} failed (exit ${status}): ${stderr}`);
+  }
+}
+
+/** The PostgreSQL server `.ci/setup-postgres` starts (or CALM_LDP_TEST_POSTGRES_URL); see {@link ciService}. */
+export function postgresServer(): { url?: string; unavailable?: string } {
+  return ciService("setup-postgres", "CALM_LDP_TEST_POSTGRES_URL");
+}
 
 /** A fresh temporary directory. */
 export function tempDir(): string {
