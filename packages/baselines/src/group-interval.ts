@@ -1,7 +1,6 @@
-import { estimateCovariance, normalQuantile } from "@calm-ldp/calm-core";
+import { estimateCovariance, normalInterval, twoSidedZ } from "@calm-ldp/calm-core";
 import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
 import type { MarginalTable } from "@calm-ldp/marginal-algebra";
-import { fail } from "./errors.js";
 import { decodeCovariance, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 
@@ -37,10 +36,8 @@ export function groupInterval(
   linear: (cells: Float64Array) => MarginalTable,
   released: (cells: Float64Array) => MarginalTable,
 ): IntervalTable {
-  const level = options?.interval;
-  if (!(typeof level === "number" && level > 0 && level < 1))
-    fail(where, "interval must be a confidence level in (0, 1)", level);
-  const z = normalQuantile(0.5 + level / 2);
+  const level = options?.interval as number;
+  const z = twoSidedZ(level, where);
   const u = used.length;
   const sum = new Float64Array(size);
   const part = new Float64Array(size);
@@ -71,20 +68,11 @@ export function groupInterval(
   const center = linear(Float64Array.from(sum)).cells;
   const covariance = decodeCovariance(cov, size, linear);
   const cells = center.length;
-  const standardError = new Float64Array(cells);
-  const lower = new Float64Array(cells);
-  const upper = new Float64Array(cells);
-  for (let a = 0; a < cells; a++) {
-    standardError[a] = Math.sqrt(Math.max(0, covariance[a * cells + a]!));
-    lower[a] = Math.min(1, Math.max(0, center[a]! - z * standardError[a]!));
-    upper[a] = Math.min(1, Math.max(0, center[a]! + z * standardError[a]!));
-  }
+  const variance = center.map((_, a) => covariance[a * cells + a]!);
   return {
     ...released(Float64Array.from(sum)),
     level,
-    lower,
-    upper,
-    standardError,
+    ...normalInterval(center, variance, z),
     intervalMethod: "analytic",
     center,
     replicates: 0,

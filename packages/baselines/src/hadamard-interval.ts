@@ -1,9 +1,8 @@
 import type { CalmIntervalOptions, CalmIntervalTable } from "@calm-ldp/calm-core";
-import { normalQuantile } from "@calm-ldp/calm-core";
+import { normalInterval, twoSidedZ } from "@calm-ldp/calm-core";
 import { marginalFromCoefficients } from "@calm-ldp/hadamard";
 import type { MarginalTable } from "@calm-ldp/marginal-algebra";
 import type { HadamardPlan } from "./api.js";
-import { fail } from "./errors.js";
 
 /** Options of a query with an interval: `{ interval: 0.95 }`, optionally `covariance: true` (CALM's path options are ignored). */
 export type IntervalOptions = Pick<CalmIntervalOptions, "interval" | "covariance">;
@@ -38,10 +37,8 @@ export function hadamardInterval(
   released: (cells: Float64Array) => MarginalTable,
 ): IntervalTable {
   const where = `${plan.method}.query`;
-  const level = options?.interval;
-  if (!(typeof level === "number" && level > 0 && level < 1))
-    fail(where, "interval must be a confidence level in (0, 1)", level);
-  const z = normalQuantile(0.5 + level / 2);
+  const level = options?.interval as number;
+  const z = twoSidedZ(level, where);
   const scale = 2 * plan.p - 1;
   const local = new Float64Array(lookup.length);
   local[0] = 1;
@@ -62,18 +59,13 @@ export function hadamardInterval(
   const bitCells = Float64Array.from(local);
   const center = linear(transformed(bitCells)).cells;
   const table = released(transformed(Float64Array.from(local)));
-  const standardError = new Float64Array(center.length);
-  const lower = new Float64Array(center.length);
-  const upper = new Float64Array(center.length);
   let total = 0;
   for (const x of center) total += Math.max(0, x);
-  center.forEach((x, a) => {
+  const variance = center.map((x) => {
     const f = total > 0 ? Math.max(0, x) / total : 0;
-    const variance = Math.max(0, base - (n > 0 ? (f * (1 - f)) / n : 0));
-    standardError[a] = Math.sqrt(variance);
-    lower[a] = Math.min(1, Math.max(0, x - z * standardError[a]!));
-    upper[a] = Math.min(1, Math.max(0, x + z * standardError[a]!));
+    return base - (n > 0 ? (f * (1 - f)) / n : 0);
   });
+  const { lower, upper, standardError } = normalInterval(center, variance, z);
   let covariance: Float64Array | undefined;
   if (options.covariance === true) {
     // Bit cells: Cov(M[g], M[h]) = 4^-k_b sum_alpha (-1)^{|g ∧ alpha| + |h ∧ alpha|} Var(theta_alpha),

@@ -18,7 +18,7 @@ import {
   bootstrapBounds,
   type CalmIntervalOptions,
   type CalmIntervalTable,
-  clip01,
+  normalInterval,
   replicateCovariance,
   type ViewNoiseInput,
 } from "./interval.js";
@@ -207,15 +207,10 @@ export function estimateCalm(
         table.cells,
         intervalOptions.covariance === true,
       );
-      const standardError = variance.map(Math.sqrt);
-      const lower = center.map((c, a) => clip01(c - z * standardError[a]!));
-      const upper = center.map((c, a) => clip01(c + z * standardError[a]!));
       return {
         ...table,
         level,
-        lower,
-        upper,
-        standardError,
+        ...normalInterval(center, variance, z),
         intervalMethod: "analytic",
         center,
         replicates: 0,

@@ -37,9 +37,10 @@ export {
   type CalmIntervalTable,
   estimateCovariance,
   type IntervalMethod,
+  normalInterval,
 } from "./interval.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
-export { normalCdf, normalQuantile } from "./normal-quantile.js";
+export { normalCdf, normalQuantile, twoSidedZ } from "./normal-quantile.js";
 export { adaptiveOracle, planCalm } from "./plan.js";
 export {
   type CalmPlusProtocol,

@@ -602,6 +602,27 @@ export function bootstrapBounds(
   return { lower, upper, standardError };
 }
 
+/**
+ * The normal interval of every cell: `standardError = sqrt(max(0, variance))`,
+ * `[center -+ z standardError]` clipped to [0, 1] (cells are fractions). O(cells).
+ */
+export function normalInterval(
+  center: Float64Array,
+  variance: ArrayLike<number>,
+  z: number,
+): { lower: Float64Array; upper: Float64Array; standardError: Float64Array } {
+  const cells = center.length;
+  const standardError = new Float64Array(cells);
+  const lower = new Float64Array(cells);
+  const upper = new Float64Array(cells);
+  for (let a = 0; a < cells; a++) {
+    standardError[a] = Math.sqrt(Math.max(0, variance[a]!));
+    lower[a] = clip01(center[a]! - z * standardError[a]!);
+    upper[a] = clip01(center[a]! + z * standardError[a]!);
+  }
+  return { lower, upper, standardError };
+}
+
 /** x clipped to [0, 1]. */
 export function clip01(x: number): number {
   return Math.min(1, Math.max(0, x));

@@ -35,7 +35,8 @@ const zByLevel = new Map<number, number>();
 
 /** z of a two-sided interval at `level` (0.95 -> 1.959964), cached per level. Throws for a level outside (0, 1). */
 export function twoSidedZ(level: number, where: string): number {
-  if (!(level > 0 && level < 1)) invalid(where, "interval must be a confidence level in (0, 1)", level);
+  if (!(typeof level === "number" && level > 0 && level < 1))
+    invalid(where, "interval must be a confidence level in (0, 1)", level);
   let z = zByLevel.get(level);
   if (z === undefined) {
     z = normalQuantile(0.5 + level / 2);
