@@ -1,4 +1,5 @@
 import { createMethod, queryInterval, runMethod } from "@calm-ldp/baselines";
+import { CannotRunError } from "@calm-ldp/errors";
 import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import type { Release } from "./api.js";
@@ -10,8 +11,9 @@ import type { Release } from "./api.js";
  * method that refuses the setting (too large, too few users) or fails returns its
  * error message instead of throwing. With `options.intervals`, also each answer
  * with its 95% interval and covariance where the method has them (baselines'
- * `INTERVAL_METHODS`). Cost: the method's own (CALM's bootstrap path, for
- * queries no view covers, re-estimates the release B = 200 times).
+ * `INTERVAL_METHODS`; undefined for a query whose interval has no covariance,
+ * i.e. CALM's bound-based intervals of maximum-entropy answers). Cost: the
+ * method's own.
  */
 export function releaseMarginals(
   id: string,
@@ -30,9 +32,15 @@ export function releaseMarginals(
     const synopsis = method.estimate(plan, aggregator);
     const tables = queries.map((q) => synopsis.query(q));
     if (!options.intervals) return { tables };
-    const intervals = queries.map((q) =>
-      queryInterval(id, synopsis, q, { interval: 0.95, covariance: true }),
-    );
+    const intervals = queries.map((q) => {
+      try {
+        return queryInterval(id, synopsis, q, { interval: 0.95, covariance: true });
+      } catch (error) {
+        // CALM's maximum-entropy answers get bound-based intervals, which have no covariance.
+        if (error instanceof CannotRunError) return undefined;
+        throw error;
+      }
+    });
     return { tables, intervals };
   } catch (error) {
     return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };

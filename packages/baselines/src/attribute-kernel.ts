@@ -1,6 +1,5 @@
 import { createGrr, type FrequencyOracle } from "@calm-ldp/frequency-oracles";
 import {
-  createTable,
   encodeRecord,
   encodeStore,
   type ProtocolParameters,
@@ -10,7 +9,7 @@ import {
 import type { Rng } from "@calm-ldp/random";
 import type { AttributePlan, AttributeReport, EmAnswer, EmOptions, EmSynopsis } from "./api.js";
 import { type ChannelAxis, runEm } from "./em.js";
-import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
+import { answerTable, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
 import { fail, MalformedReportError, tooLarge } from "./errors.js";
 import {
   checkParameters,
@@ -21,7 +20,7 @@ import {
   planBase,
   planCardinalities,
 } from "./params.js";
-import { perPlan } from "./plan-cache.js";
+import { perPlan, sharedPerDomain } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of an attribute plan. */
@@ -40,15 +39,7 @@ const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perPlan(
     const cardinalities = planCardinalities(plan);
     const encoding = plan.method === "inpem" ? encodingRuntime(plan.schema) : null;
     const reported = encoding === null ? cardinalities : new Array<number>(encoding.totalBits).fill(2);
-    const byCardinality = new Map<number, FrequencyOracle<number>>();
-    const oracles = reported.map((c) => {
-      let oracle = byCardinality.get(c);
-      if (oracle === undefined) {
-        oracle = createGrr({ eps: plan.epsPerAttribute, domain: c });
-        byCardinality.set(c, oracle);
-      }
-      return oracle;
-    });
+    const oracles = sharedPerDomain(reported, (c) => createGrr({ eps: plan.epsPerAttribute, domain: c }));
     return { cardinalities, reported, oracles, encoding };
   },
 );
@@ -233,20 +224,7 @@ export function attributeEstimate(
       initialMix,
       ...(support ? { support } : {}),
     });
-    if (runtime.encoding === null) {
-      const table = createTable(
-        q,
-        q.map((a) => runtime.cardinalities[a]!),
-        { cells },
-      );
-      return { table, diagnostics };
-    }
-    const bitTable = createTable(
-      columns,
-      columns.map(() => 2),
-      { cells },
-    );
-    return { table: decodeAnswer(runtime.encoding, bitTable, true), diagnostics };
+    return { table: answerTable(runtime.encoding, runtime.cardinalities, q, cells, true), diagnostics };
   };
   return { plan, answer, query: (attributes) => answer(attributes).table };
 }

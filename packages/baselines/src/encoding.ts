@@ -125,6 +125,47 @@ export function decodeAnswer(
 }
 
 /**
+ * @internal The radix of each source attribute's digit in a method's cell index:
+ * its cardinality when the method runs on the attributes as they are (`encoding`
+ * null), else `2^bits` (its code). O(d).
+ */
+export function digitRadices(
+  cardinalities: readonly number[],
+  encoding: Pick<EncodingRuntime, "bits"> | null,
+): readonly number[] {
+  return encoding === null ? cardinalities : encoding.bits.map((b) => 2 ** b);
+}
+
+/**
+ * @internal The answer to query `q` (ascending source attributes) from its cells:
+ * a table over `q` itself when the method runs on the attributes as they are
+ * (`encoding` null), else a table over the query's bits decoded onto `q` (codes of
+ * no value dropped; `renormalize` as in {@link decodeAnswer}). O(cells).
+ */
+export function answerTable(
+  encoding: EncodingRuntime | null,
+  cardinalities: readonly number[],
+  q: readonly number[],
+  cells: Float64Array,
+  renormalize = false,
+): MarginalTable {
+  if (encoding === null) {
+    return createTable(
+      q,
+      q.map((a) => cardinalities[a]!),
+      { cells },
+    );
+  }
+  const bitsQuery = encodedQuery(encoding, q);
+  const bitTable = createTable(
+    bitsQuery,
+    bitsQuery.map(() => 2),
+    { cells },
+  );
+  return decodeAnswer(encoding, bitTable, renormalize);
+}
+
+/**
  * @internal The inverse of `decodeTable` for a true marginal: the table over the
  * bits of its attributes, each source cell at its code, 0 on codes that encode no
  * value. O(bit cells).

@@ -4,12 +4,11 @@ import {
   type FrequencyOracle,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import {
-  createTable,
-  type MarginalTable,
-  type ProtocolParameters,
-  type RecordStore,
-  type ReportAggregator,
+import type {
+  MarginalTable,
+  ProtocolParameters,
+  RecordStore,
+  ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
@@ -21,7 +20,7 @@ import type {
   FullDomainReport,
   PlanOracle,
 } from "./api.js";
-import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime, storeMasks } from "./encoding.js";
+import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, storeMasks } from "./encoding.js";
 import { tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
@@ -53,7 +52,7 @@ export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = pe
     const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
     return {
       oracle: createOracle(plan.oracle, { eps: plan.eps, domain: plan.domain }),
-      radices: encoding === null ? cardinalities : encoding.bits.map((b) => 2 ** b),
+      radices: digitRadices(cardinalities, encoding),
       encoding,
       cardinalities,
     };
@@ -231,23 +230,7 @@ export function fullDomainEstimate(
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     const size = q.reduce((product, a) => product * runtime.radices[a]!, 1);
     const cells = marginalizeMixed(full, runtime.radices, q, new Float64Array(size));
-    if (runtime.encoding === null) {
-      return finishAnswer(
-        createTable(
-          q,
-          q.map((a) => runtime.cardinalities[a]!),
-          { cells },
-        ),
-        post,
-      );
-    }
-    const bitsQuery = encodedQuery(runtime.encoding, q);
-    const bitTable = createTable(
-      bitsQuery,
-      bitsQuery.map(() => 2),
-      { cells },
-    );
-    return finishAnswer(decodeAnswer(runtime.encoding, bitTable, false), post);
+    return finishAnswer(answerTable(runtime.encoding, runtime.cardinalities, q, cells), post);
   };
   return { plan, full, query };
 }

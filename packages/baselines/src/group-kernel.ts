@@ -4,14 +4,13 @@ import {
   type FrequencyOracle,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import {
-  createTable,
-  type MarginalTable,
-  type ProtocolParameters,
-  type RecordStore,
-  type ReportAggregator,
+import type {
+  MarginalTable,
+  ProtocolParameters,
+  RecordStore,
+  ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import { binomialCoefficient, partition, type Rng, uniformInt } from "@calm-ldp/random";
+import { partition, type Rng, uniformInt } from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -20,23 +19,25 @@ import type {
   GroupPlan,
   GroupReport,
 } from "./api.js";
-import { decodeAnswer, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
-import { MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime } from "./encoding.js";
+import { tooLarge } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
-import { marginalizeMixed } from "./marginalize.js";
+import { meanOfMarginals } from "./marginalize.js";
 import {
+  checkKWay,
   checkParameters,
   checkQuery,
   checkRecord,
   checkStore,
+  checkUsersPerPart,
   limitsOf,
   planBase,
   planCardinalities,
 } from "./params.js";
-import { PartitionedAggregator } from "./partitioned-aggregator.js";
-import { perPlan } from "./plan-cache.js";
+import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
+import { perPlan, sharedPerDomain } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
@@ -56,19 +57,13 @@ export interface GroupRuntime {
 export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: GroupPlan): GroupRuntime => {
   const cardinalities = planCardinalities(plan);
   const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
-  const digit = encoding === null ? cardinalities : encoding.bits.map((b) => 2 ** b);
+  const digit = digitRadices(cardinalities, encoding);
   const index = groupIndex(cardinalities.length, plan.k);
   const radices = index.groups.map((group) => group.map((a) => digit[a]!));
   const domains = radices.map((r) => r.reduce((product, c) => product * c, 1));
-  const byDomain = new Map<number, FrequencyOracle>();
-  const oracles = domains.map((domain) => {
-    let oracle = byDomain.get(domain);
-    if (oracle === undefined) {
-      const name = plan.oracle === "adaptive" ? adaptiveMechanism(plan.eps, domain) : plan.oracle;
-      oracle = createOracle(name, { eps: plan.eps, domain });
-      byDomain.set(domain, oracle);
-    }
-    return oracle;
+  const oracles = sharedPerDomain(domains, (domain) => {
+    const name = plan.oracle === "adaptive" ? adaptiveMechanism(plan.eps, domain) : plan.oracle;
+    return createOracle(name, { eps: plan.eps, domain });
   });
   return { index, cardinalities, radices, domains, oracles, encoding };
 });
@@ -91,18 +86,10 @@ export function planGroups(
   const { maxCells } = limitsOf(options);
   const d = cardinalities.length;
   const { n, k } = parameters;
-  const groups = binomialCoefficient(d, k);
-  if (groups > n) {
-    throw new MethodTooLargeError(
-      `${where}: C(${d}, ${k}) = ${groups.toLocaleString("en-US")} groups need at least as many users (n = ${n.toLocaleString("en-US")})`,
-      groups,
-      n,
-      "users",
-    );
-  }
+  const groups = checkUsersPerPart(where, "groups", d, k, n);
   if (groups > maxCells) tooLarge(where, `C(${d}, ${k}) groups`, groups, maxCells, "cells");
   const bits = method === "am" ? null : encodingRuntime(parameters.schema).bits;
-  const digit = bits === null ? cardinalities : bits.map((b) => 2 ** b);
+  const digit = digitRadices(cardinalities, bits === null ? null : { bits });
   let cells = 0;
   for (const group of groupIndex(d, k).groups) cells += group.reduce((product, a) => product * digit[a]!, 1);
   if (cells > maxCells) tooLarge(where, "the groups' tables", cells, maxCells, "cells");
@@ -155,28 +142,18 @@ export class GroupAggregator extends PartitionedAggregator<GroupPlan, GroupRepor
   }
 }
 
-/** @internal Group of every user (uniform, independent) and her cell in it. O(n k). */
-function assign(
-  plan: GroupPlan,
-  store: RecordStore,
-  rng: Rng,
-  where: string,
-): { groups: Uint32Array; cells: Uint32Array; runtime: GroupRuntime } {
+/**
+ * @internal Every user's group (uniform, independent, as the client draws it) and
+ * her cell in it, grouped by group. O(n k).
+ */
+function assign(plan: GroupPlan, store: RecordStore, rng: Rng, where: string): PartBatches {
   const runtime = groupRuntime(plan);
   checkStore(where, store, runtime.cardinalities);
-  const n = store.size;
-  const groups = partition(rng, n, plan.groups);
-  const cells = new Uint32Array(n);
-  const members = runtime.index.groups;
-  for (let r = 0; r < n; r++) {
-    const g = groups[r]!;
-    const group = members[g]!;
-    const radices = runtime.radices[g]!;
-    let cell = 0;
-    for (let i = 0; i < group.length; i++) cell = cell * radices[i]! + store.columns[group[i]!]![r]!;
-    cells[r] = cell;
-  }
-  return { groups, cells, runtime };
+  const record = new Array<number>(store.columns.length);
+  return sortByPart(partition(rng, store.size, plan.groups), plan.groups, (r, g) => {
+    for (const a of runtime.index.groups[g]!) record[a] = store.columns[a]![r]!;
+    return groupCell(runtime, g, record);
+  });
 }
 
 /**
@@ -185,20 +162,10 @@ function assign(
  * kernel. O(n k + n * report cost).
  */
 export function groupPerUser(plan: GroupPlan, store: RecordStore, rng: Rng): GroupAggregator {
-  const { groups, cells } = assign(plan, store, rng, `${plan.method}.simulatePerUser`);
-  const m = plan.groups;
-  const offsets = new Uint32Array(m + 1);
-  for (let r = 0; r < groups.length; r++) offsets[groups[r]! + 1]!++;
-  for (let g = 0; g < m; g++) offsets[g + 1]! += offsets[g]!;
-  const sorted = new Uint32Array(groups.length);
-  const cursor = offsets.slice(0, m);
-  for (let r = 0; r < groups.length; r++) sorted[cursor[groups[r]!]!++] = cells[r]!;
+  const batches = assign(plan, store, rng, `${plan.method}.simulatePerUser`);
+  const { oracles } = groupRuntime(plan);
   const aggregator = new GroupAggregator(plan);
-  const runtime = groupRuntime(plan);
-  for (let g = 0; g < m; g++) {
-    const values = sorted.subarray(offsets[g]!, offsets[g + 1]!);
-    if (values.length > 0) aggregator.groups[g]!.addBatch(runtime.oracles[g]!.perturbBatch(values, rng));
-  }
+  aggregator.perturbParts(batches, (g) => oracles[g]!, rng);
   return aggregator;
 }
 
@@ -208,18 +175,15 @@ export function groupPerUser(plan: GroupPlan, store: RecordStore, rng: Rng): Gro
  * O(n k + sum of group cells).
  */
 export function groupSimulate(plan: GroupPlan, store: RecordStore, rng: Rng): GroupAggregator {
-  const { groups, cells, runtime } = assign(plan, store, rng, `${plan.method}.simulate`);
-  const trueCounts = runtime.domains.map((domain) => new Float64Array(domain));
-  const sizes = new Float64Array(plan.groups);
-  for (let r = 0; r < groups.length; r++) {
-    trueCounts[groups[r]!]![cells[r]!]!++;
-    sizes[groups[r]!]!++;
-  }
+  const batches = assign(plan, store, rng, `${plan.method}.simulate`);
+  const { oracles, domains } = groupRuntime(plan);
   const aggregator = new GroupAggregator(plan);
-  trueCounts.forEach((counts, g) => {
-    if (sizes[g]! > 0)
-      aggregator.groups[g]!.addCounts(runtime.oracles[g]!.simulateCounts(counts, rng), sizes[g]!);
-  });
+  aggregator.simulateParts(
+    batches,
+    (g) => oracles[g]!,
+    (g) => domains[g]!,
+    rng,
+  );
   return aggregator;
 }
 
@@ -264,75 +228,36 @@ export function groupEstimate(
   function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
   function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
-    if (q.length > plan.k) {
-      throw new UnsupportedQueryError(
-        `${plan.method}.query: this method holds ${plan.k}-way marginals only and cannot answer a ${q.length}-way query`,
-      );
-    }
+    checkKWay(plan.method, plan.k, q);
     let used = runtime.index.containing(q).filter((g) => !empty.has(g));
     if (used.length === 0) used = runtime.index.containing(q);
-    const digit =
-      runtime.encoding === null ? runtime.cardinalities : runtime.encoding.bits.map((b) => 2 ** b);
+    const digit = digitRadices(runtime.cardinalities, runtime.encoding);
     const size = q.reduce((product, a) => product * digit[a]!, 1);
+    const linear = (cells: Float64Array) => answerTable(runtime.encoding, runtime.cardinalities, q, cells);
+    const positionsIn = (g: number) => q.map((a) => runtime.index.groups[g]!.indexOf(a));
     if (options !== undefined) {
-      const toTable = (cells: Float64Array): MarginalTable =>
-        runtime.encoding === null
-          ? createTable(
-              q,
-              q.map((a) => runtime.cardinalities[a]!),
-              { cells },
-            )
-          : decodeAnswer(
-              runtime.encoding,
-              createTable(
-                encodedQuery(runtime.encoding, q),
-                encodedQuery(runtime.encoding, q).map(() => 2),
-                { cells },
-              ),
-              false,
-            );
       return groupInterval(
         `${plan.method}.query`,
         used.map((g) => ({
           table: tables[g]!,
           radices: runtime.radices[g]!,
-          positions: q.map((a) => runtime.index.groups[g]!.indexOf(a)),
+          positions: positionsIn(g),
           reports: counts.groups[g]!.reports,
           oracle: runtime.oracles[g]!,
         })),
         size,
         counts.reports,
         options,
-        toTable,
-        (cells) => finishAnswer(toTable(cells), post),
+        linear,
+        (cells) => finishAnswer(linear(cells), post),
       );
     }
-    const sum = new Float64Array(size);
-    const part = new Float64Array(size);
-    for (const g of used) {
-      const group = runtime.index.groups[g]!;
-      const positions = q.map((a) => group.indexOf(a));
-      marginalizeMixed(tables[g]!, runtime.radices[g]!, positions, part);
-      for (let u = 0; u < size; u++) sum[u]! += part[u]!;
-    }
-    for (let u = 0; u < size; u++) sum[u]! /= used.length;
-    if (runtime.encoding === null) {
-      return finishAnswer(
-        createTable(
-          q,
-          q.map((a) => runtime.cardinalities[a]!),
-          { cells: sum },
-        ),
-        post,
-      );
-    }
-    const bitsQuery = encodedQuery(runtime.encoding, q);
-    const table = createTable(
-      bitsQuery,
-      bitsQuery.map(() => 2),
-      { cells: sum },
-    );
-    return finishAnswer(decodeAnswer(runtime.encoding, table, false), post);
+    const mean = meanOfMarginals(used.length, size, (i) => ({
+      cells: tables[used[i]!]!,
+      radices: runtime.radices[used[i]!]!,
+      positions: positionsIn(used[i]!),
+    }));
+    return finishAnswer(linear(mean), post);
   }
   return { plan, tables, emptyGroups, query };
 }

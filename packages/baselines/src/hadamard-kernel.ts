@@ -1,10 +1,9 @@
 import { marginalFromCoefficients, parity32 } from "@calm-ldp/hadamard";
-import {
-  createTable,
-  type MarginalTable,
-  type ProtocolParameters,
-  type RecordStore,
-  type ReportAggregator,
+import type {
+  MarginalTable,
+  ProtocolParameters,
+  RecordStore,
+  ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
 import { checkAnswers, finishAnswer } from "./answers.js";
@@ -15,15 +14,8 @@ import type {
   HadamardPlan,
   HadamardReport,
 } from "./api.js";
-import {
-  decodeAnswer,
-  type EncodingRuntime,
-  encodedQuery,
-  encodingRuntime,
-  recordMask,
-  storeMasks,
-} from "./encoding.js";
-import { MalformedReportError, MethodTooLargeError, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
+import { malformed, tooLarge, UnsupportedQueryError } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
 import {
   type CoefficientEntries,
@@ -32,14 +24,22 @@ import {
   marginalEntries,
 } from "./hadamard-coefficient-entries.js";
 import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
-import { marginalizeMixed } from "./marginalize.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf, planBase } from "./params.js";
+import { meanOfMarginals } from "./marginalize.js";
+import {
+  checkKWay,
+  checkParameters,
+  checkQuery,
+  checkRecord,
+  checkStore,
+  checkUsersPerPart,
+  isIndex,
+  limitsOf,
+  planBase,
+} from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
-import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
-
-/** Users per kernel call of the batched paths. */
+import { randomizedBit, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 /** @internal Run-time facts of a Hadamard plan, built once per plan object. */
 export interface HadamardRuntime {
@@ -114,15 +114,7 @@ export function planHadamard(
   let groups = 0;
   let entries: number;
   if (method === "marght") {
-    groups = binomialCoefficient(d, k);
-    if (groups > n) {
-      throw new MethodTooLargeError(
-        `${where}: C(${d}, ${k}) = ${groups.toLocaleString("en-US")} marginals need at least as many users (n = ${n.toLocaleString("en-US")})`,
-        groups,
-        n,
-        "users",
-      );
-    }
+    groups = checkUsersPerPart(where, "marginals", d, k, n);
     entries = marginalCoefficientCount(bits, k);
   } else {
     entries = inputCoefficientCount(bits, k);
@@ -155,7 +147,6 @@ function perturbRange(
 ): void {
   const { masks, size, stride } = runtime.entries;
   const { keep, reject } = runtime;
-  const threshold = keep.threshold;
   const count = end - start;
   const words = runtime.words.draw(rng, 2 * count);
   for (let i = 0; i < count; i++) {
@@ -164,9 +155,7 @@ function perturbRange(
     const r = (start + i) * stride;
     const m = e * stride;
     for (let w = 0; w < stride; w++) x ^= records[r + w]! & masks[m + w]!;
-    const u = words[2 * i + 1]!;
-    const kept = u < threshold || (u === threshold && keep.fromWord(u, rng));
-    out[i] = e * 2 + (kept ? parity32(x) : parity32(x) ^ 1);
+    out[i] = e * 2 + randomizedBit(keep, words[2 * i + 1]!, parity32(x), rng);
   }
 }
 
@@ -194,16 +183,10 @@ export class HadamardAggregator extends SignedTallyAggregator<HadamardPlan, Hada
   add(report: HadamardReport): void {
     const e = report?.coefficient;
     const sign = report?.sign;
-    if (
-      typeof e !== "number" ||
-      !Number.isInteger(e) ||
-      e < 0 ||
-      e >= this.counts.length ||
-      (sign !== 1 && sign !== -1)
-    ) {
-      throw new MalformedReportError(
-        `${this.plan.method}.add: a report is { coefficient: integer in [0, ${this.counts.length}), sign: 1 | -1 } (got ${JSON.stringify(report)}); nothing was counted`,
-        "value",
+    if (!isIndex(e, 0, this.counts.length) || (sign !== 1 && sign !== -1)) {
+      malformed(
+        `${this.plan.method}.add`,
+        `a report is { coefficient: integer in [0, ${this.counts.length}), sign: 1 | -1 } (got ${JSON.stringify(report)})`,
       );
     }
     this.countSigned(e, sign);
@@ -281,22 +264,13 @@ export function hadamardEstimate(
   const runtime = hadamardRuntime(plan);
   const theta = new Float64Array(plan.entries);
   const scale = 1 / (2 * plan.p - 1);
-  for (let e = 0; e < plan.entries; e++) {
-    const count = tallies.counts[e]!;
-    if (count > 0) theta[e] = ((count - 2 * tallies.minus[e]!) / count) * scale;
-  }
+  for (let e = 0; e < plan.entries; e++) theta[e] = tallies.meanSign(e) * scale;
   const encoding = runtime.encoding;
   const d = encoding.bits.length;
-  const finishBits = (q: readonly number[], cells: Float64Array): MarginalTable => {
-    const bitsQuery = encodedQuery(encoding, q);
-    return createTable(
-      bitsQuery,
-      bitsQuery.map(() => 2),
-      { cells },
-    );
-  };
+  const linear = (q: readonly number[], cells: Float64Array): MarginalTable =>
+    answerTable(encoding, encoding.cardinalities, q, cells);
   const finish = (q: readonly number[], cells: Float64Array): MarginalTable =>
-    finishAnswer(decodeAnswer(encoding, finishBits(q, cells), false), post);
+    finishAnswer(linear(q, cells), post);
   function query(attributes: readonly number[]): MarginalTable;
   function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
   function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
@@ -312,7 +286,7 @@ export function hadamardEstimate(
         tallies.counts,
         runtime.lookup(q),
         options,
-        (cells) => decodeAnswer(encoding, finishBits(q, cells), false),
+        (cells) => linear(q, cells),
         (cells) => finish(q, cells),
       );
     }
@@ -323,34 +297,25 @@ export function hadamardEstimate(
       for (let m = 1; m < lookup.length; m++) local[m] = theta[lookup[m]!]!;
       return finish(q, marginalFromCoefficients(local, local));
     }
-    if (q.length > plan.k) {
-      throw new UnsupportedQueryError(
-        `${plan.method}.query: this method holds ${plan.k}-way marginals only and cannot answer a ${q.length}-way query`,
-      );
-    }
+    checkKWay(plan.method, plan.k, q);
     const groups = runtime.groups!;
     const used = groups.containing(q);
     const radixOf = (a: number) => 2 ** encoding.bits[a]!;
     const size = q.reduce((product, a) => product * radixOf(a), 1);
-    const sum = new Float64Array(size);
-    const part = new Float64Array(size);
-    for (const g of used) {
+    const mean = meanOfMarginals(used.length, size, (i) => {
+      const g = used[i]!;
       const group = groups.groups[g]!;
       const first = runtime.groupOffsets![g]!;
-      const cells = runtime.groupOffsets![g + 1]! - first + 1;
-      const local = new Float64Array(cells);
+      const local = new Float64Array(runtime.groupOffsets![g + 1]! - first + 1);
       local[0] = 1;
-      for (let m = 1; m < cells; m++) local[m] = theta[first + m - 1]!;
-      marginalFromCoefficients(local, local);
-      marginalizeMixed(
-        local,
-        group.map(radixOf),
-        q.map((a) => group.indexOf(a)),
-        part,
-      );
-      for (let u = 0; u < size; u++) sum[u]! += part[u]! / used.length;
-    }
-    return finish(q, sum);
+      for (let m = 1; m < local.length; m++) local[m] = theta[first + m - 1]!;
+      return {
+        cells: marginalFromCoefficients(local, local),
+        radices: group.map(radixOf),
+        positions: q.map((a) => group.indexOf(a)),
+      };
+    });
+    return finish(q, mean);
   }
   return { plan, theta, query };
 }

@@ -43,3 +43,28 @@ export function marginalizeMixed(
   }
   return out;
 }
+
+/**
+ * @internal The mean of the marginals of several tables over the same query (the
+ * answer of a method that holds one table per group of attributes): table i is
+ * `tableOf(i)` over `radices` of its group, the query at `positions` in it.
+ * `sum_i marginal_i / count` into a new array of `size` cells. O(sum of table cells).
+ */
+export function meanOfMarginals(
+  count: number,
+  size: number,
+  tableOf: (i: number) => {
+    readonly cells: ArrayLike<number>;
+    readonly radices: readonly number[];
+    readonly positions: readonly number[];
+  },
+): Float64Array {
+  const sum = new Float64Array(size);
+  const part = new Float64Array(size);
+  for (let i = 0; i < count; i++) {
+    const { cells, radices, positions } = tableOf(i);
+    marginalizeMixed(cells, radices, positions, part);
+    for (let u = 0; u < size; u++) sum[u]! += part[u]! / count;
+  }
+  return sum;
+}

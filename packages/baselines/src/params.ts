@@ -4,8 +4,9 @@ import {
   type RecordStore,
   validateSchema,
 } from "@calm-ldp/marginal-algebra";
+import { binomialCoefficient } from "@calm-ldp/random";
 import type { BaselinePlanVersion, SizeLimits } from "./api.js";
-import { fail, InvalidRecordError } from "./errors.js";
+import { fail, InvalidRecordError, MethodTooLargeError, UnsupportedQueryError } from "./errors.js";
 
 /** Largest eps accepted (the frequency oracles' cap). */
 export const MAX_EPS = 20;
@@ -85,6 +86,11 @@ export function checkStore(where: string, store: RecordStore, cardinalities: rea
   }
 }
 
+/** @internal Whether `value` is an integer in [lo, hi) (a report's index fields). O(1). */
+export function isIndex(value: unknown, lo: number, hi: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= lo && value < hi;
+}
+
 /** @internal Validate a query: distinct integer attributes in [0, d); returns them ascending. O(t log t). */
 export function checkQuery(where: string, attributes: readonly number[], d: number): number[] {
   if (!Array.isArray(attributes) && !ArrayBuffer.isView(attributes))
@@ -97,6 +103,32 @@ export function checkQuery(where: string, attributes: readonly number[], d: numb
     if (i > 0 && sorted[i - 1] === a) fail(where, "attribute indices must be distinct", attributes);
   }
   return sorted;
+}
+
+/**
+ * @internal Refuse a split of the users into one part per k-subset of the d
+ * attributes (`what`: "groups", "marginals") when there are fewer users than parts.
+ */
+export function checkUsersPerPart(where: string, what: string, d: number, k: number, n: number): number {
+  const parts = binomialCoefficient(d, k);
+  if (parts > n) {
+    throw new MethodTooLargeError(
+      `${where}: C(${d}, ${k}) = ${parts.toLocaleString("en-US")} ${what} need at least as many users (n = ${n.toLocaleString("en-US")})`,
+      parts,
+      n,
+      "users",
+    );
+  }
+  return parts;
+}
+
+/** @internal Refuse a query of more than k attributes from a method that holds k-way marginals only. */
+export function checkKWay(method: string, k: number, query: readonly number[]): void {
+  if (query.length > k) {
+    throw new UnsupportedQueryError(
+      `${method}.query: this method holds ${k}-way marginals only and cannot answer a ${query.length}-way query`,
+    );
+  }
 }
 
 /**

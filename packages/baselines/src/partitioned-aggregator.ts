@@ -1,6 +1,8 @@
-import type { OracleAggregator } from "@calm-ldp/frequency-oracles";
+import type { FrequencyOracle, OracleAggregator } from "@calm-ldp/frequency-oracles";
 import type { ProtocolPlan, ReportAggregator } from "@calm-ldp/marginal-algebra";
-import { MalformedReportError } from "./errors.js";
+import type { Rng } from "@calm-ldp/random";
+import { malformed } from "./errors.js";
+import { isIndex } from "./params.js";
 import { checkMergeable } from "./plan-fingerprint.js";
 
 /**
@@ -36,13 +38,46 @@ export class PartitionedAggregator<Plan extends ProtocolPlan, Report extends { r
   add(report: Report): void {
     const key = this.#key;
     const part = (report as unknown as Record<string, unknown> | null | undefined)?.[key];
-    if (typeof part !== "number" || !Number.isInteger(part) || part < 0 || part >= this.parts.length) {
-      throw new MalformedReportError(
-        `${this.plan.method}.add: report.${key} must be an integer in [0, ${this.parts.length}) (got ${String(part)}); nothing was counted`,
-        "value",
+    if (!isIndex(part, 0, this.parts.length)) {
+      malformed(
+        `${this.plan.method}.add`,
+        `report.${key} must be an integer in [0, ${this.parts.length}) (got ${String(part)})`,
       );
     }
     this.parts[part]!.add(report.report);
+  }
+
+  /**
+   * @internal The per-user path: each part's users' values through its oracle's
+   * batched client kernel, part by part (empty parts draw nothing). O(users * report cost).
+   */
+  perturbParts(batches: PartBatches, oracleOf: (part: number) => FrequencyOracle, rng: Rng): void {
+    const { offsets, values } = batches;
+    for (let j = 0; j < this.parts.length; j++) {
+      const batch = values.subarray(offsets[j]!, offsets[j + 1]!);
+      if (batch.length > 0) this.parts[j]!.addBatch(oracleOf(j).perturbBatch(batch, rng));
+    }
+  }
+
+  /**
+   * @internal The count-level path, exact: each part's true counts over its
+   * `domainOf(part)` cells, then its oracle's joint count-level draw, part by part
+   * (empty parts draw nothing). O(users + sum of part domains).
+   */
+  simulateParts(
+    batches: PartBatches,
+    oracleOf: (part: number) => FrequencyOracle,
+    domainOf: (part: number) => number,
+    rng: Rng,
+  ): void {
+    const { offsets, values } = batches;
+    for (let j = 0; j < this.parts.length; j++) {
+      const size = offsets[j + 1]! - offsets[j]!;
+      if (size === 0) continue;
+      const counts = new Float64Array(domainOf(j));
+      for (let r = offsets[j]!; r < offsets[j + 1]!; r++) counts[values[r]!]!++;
+      this.parts[j]!.addCounts(oracleOf(j).simulateCounts(counts, rng), size);
+    }
   }
 
   /** Fold another aggregator of the same method and plan into this one. O(sum of part domains). */
@@ -51,4 +86,32 @@ export class PartitionedAggregator<Plan extends ProtocolPlan, Report extends { r
     const theirs = checkMergeable(`${this.plan.method}.merge`, this, other, type);
     for (let j = 0; j < this.parts.length; j++) this.parts[j]!.merge(theirs.parts[j]!);
   }
+}
+
+/** @internal Users' values grouped by part: part j's are `values[offsets[j] .. offsets[j + 1])`. */
+export interface PartBatches {
+  readonly offsets: Uint32Array;
+  readonly values: Uint32Array;
+}
+
+/**
+ * @internal Group users by part (a counting sort, users in order within a part):
+ * `parts[r]` is user r's part in [0, partCount), `valueIn(r, part)` the value she
+ * reports in it. O(users + partCount).
+ */
+export function sortByPart(
+  parts: Uint32Array,
+  partCount: number,
+  valueIn: (user: number, part: number) => number,
+): PartBatches {
+  const offsets = new Uint32Array(partCount + 1);
+  for (let r = 0; r < parts.length; r++) offsets[parts[r]! + 1]!++;
+  for (let j = 0; j < partCount; j++) offsets[j + 1]! += offsets[j]!;
+  const cursor = offsets.slice(0, partCount);
+  const values = new Uint32Array(parts.length);
+  for (let r = 0; r < parts.length; r++) {
+    const j = parts[r]!;
+    values[cursor[j]!++] = valueIn(r, j);
+  }
+  return { offsets, values };
 }

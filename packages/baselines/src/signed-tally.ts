@@ -44,6 +44,12 @@ export abstract class SignedTallyAggregator<Plan extends ProtocolPlan, Report>
     this.#reports++;
   }
 
+  /** The mean reported sign of `entry`, `(plus - minus) / count`, or 0 when it has no report. O(1). */
+  meanSign(entry: number): number {
+    const count = this.counts[entry]!;
+    return count > 0 ? (count - 2 * this.minus[entry]!) / count : 0;
+  }
+
   /** @internal Count `count` packed reports `entry * 2 + bit` (produced by a kernel, so valid). O(count). */
   addPacked(packed: Uint32Array, count: number): void {
     const counts = this.counts;

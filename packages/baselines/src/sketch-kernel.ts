@@ -5,12 +5,11 @@ import {
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
 import { fwht, parity32 } from "@calm-ldp/hadamard";
-import {
-  createTable,
-  type MarginalTable,
-  type ProtocolParameters,
-  type RecordStore,
-  type ReportAggregator,
+import type {
+  MarginalTable,
+  ProtocolParameters,
+  RecordStore,
+  ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import {
   type BernoulliSampler,
@@ -29,22 +28,23 @@ import type {
   SketchPlan,
   SketchReport,
 } from "./api.js";
-import {
-  decodeAnswer,
-  type EncodingRuntime,
-  encodedQuery,
-  encodingRuntime,
-  recordMask,
-  storeMasks,
-} from "./encoding.js";
-import { fail, MalformedReportError, tooLarge } from "./errors.js";
+import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
+import { fail, malformed, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
-import { checkParameters, checkQuery, checkRecord, checkStore, limitsOf, planBase } from "./params.js";
-import { PartitionedAggregator } from "./partitioned-aggregator.js";
+import {
+  checkParameters,
+  checkQuery,
+  checkRecord,
+  checkStore,
+  isIndex,
+  limitsOf,
+  planBase,
+} from "./params.js";
+import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
 import { checkAggregator } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
-import { rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
+import { randomizedBit, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
 /** @internal Run-time facts of a sketch plan. */
 interface SketchRuntime {
@@ -117,6 +117,13 @@ export function planSketch(
   };
 }
 
+/** @internal The full binary index (bit word) of every record of a checked store. O(n d). */
+function storeIndices(plan: SketchPlan, store: RecordStore, where: string): Uint32Array {
+  const { encoding } = sketchRuntime(plan);
+  checkStore(where, store, encoding.cardinalities);
+  return storeMasks(encoding, store);
+}
+
 function recordIndex(runtime: SketchRuntime, record: ArrayLike<number>): number {
   const mask = new Uint32Array(1);
   recordMask(runtime.encoding, record, mask, 0);
@@ -164,16 +171,12 @@ function hcmsKernel(
   const words = runtime.words.draw(rng, 2 * count);
   const span = plan.width - 1;
   const { keep, reject, entries } = runtime;
-  const threshold = keep.threshold;
   for (let i = 0; i < count; i++) {
     const e = uniformFromWord(words[2 * i]!, entries, reject, rng);
     const row = Math.floor(e / span);
     const l = e - row * span + 1;
     const y = localHash(plan.hashSeeds[row]!, indices[start + i]!, plan.width);
-    const bit = parity32(l & y);
-    const u = words[2 * i + 1]!;
-    const kept = u < threshold || (u === threshold && keep.fromWord(u, rng));
-    out[i] = e * 2 + (kept ? bit : bit ^ 1);
+    out[i] = e * 2 + randomizedBit(keep, words[2 * i + 1]!, parity32(l & y), rng);
   }
 }
 
@@ -205,79 +208,51 @@ export class HcmsAggregator extends SignedTallyAggregator<SketchPlan, HadamardSk
     const row = report?.row;
     const l = report?.coefficient;
     const sign = report?.sign;
-    if (
-      typeof row !== "number" ||
-      !Number.isInteger(row) ||
-      row < 0 ||
-      row >= rows ||
-      typeof l !== "number" ||
-      !Number.isInteger(l) ||
-      l < 1 ||
-      l >= width ||
-      (sign !== 1 && sign !== -1)
-    ) {
-      throw new MalformedReportError(
-        `${this.plan.method}.add: a report is { row in [0, ${rows}), coefficient in [1, ${width}), sign: 1 | -1 } (got ${JSON.stringify(report)}); nothing was counted`,
-        "value",
+    if (!isIndex(row, 0, rows) || !isIndex(l, 1, width) || (sign !== 1 && sign !== -1)) {
+      malformed(
+        `${this.plan.method}.add`,
+        `a report is { row in [0, ${rows}), coefficient in [1, ${width}), sign: 1 | -1 } (got ${JSON.stringify(report)})`,
       );
     }
     this.countSigned(row * (width - 1) + l - 1, sign);
   }
 }
 
-/** @internal Each user's row (uniform) and hashed value, sorted by row. */
-function rowsOf(
-  plan: SketchPlan,
-  indices: Uint32Array,
-  rng: Rng,
-): { offsets: Uint32Array; hashed: Uint32Array } {
-  const rows = partition(rng, indices.length, plan.rows);
-  const offsets = new Uint32Array(plan.rows + 1);
-  for (let r = 0; r < rows.length; r++) offsets[rows[r]! + 1]!++;
-  for (let j = 0; j < plan.rows; j++) offsets[j + 1]! += offsets[j]!;
-  const cursor = offsets.slice(0, plan.rows);
-  const hashed = new Uint32Array(indices.length);
-  for (let r = 0; r < rows.length; r++) {
-    const j = rows[r]!;
-    hashed[cursor[j]!++] = localHash(plan.hashSeeds[j]!, indices[r]!, plan.width);
-  }
-  return { offsets, hashed };
+/** @internal Each user's row (uniform, as the client draws it) and her hashed value in it, grouped by row. O(n). */
+function rowsOf(plan: SketchPlan, store: RecordStore, rng: Rng, where: string): PartBatches {
+  const indices = storeIndices(plan, store, where);
+  return sortByPart(partition(rng, indices.length, plan.rows), plan.rows, (r, j) =>
+    localHash(plan.hashSeeds[j]!, indices[r]!, plan.width),
+  );
 }
 
 /** Per-user path of InpCMS: rows drawn per user, then SUE's batched client kernel per row. O(n w). */
 export function cmsPerUser(plan: SketchPlan, store: RecordStore, rng: Rng): CmsAggregator {
-  const runtime = sketchRuntime(plan);
-  checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
-  const { offsets, hashed } = rowsOf(plan, storeMasks(runtime.encoding, store), rng);
+  const batches = rowsOf(plan, store, rng, `${plan.method}.simulatePerUser`);
+  const { sue } = sketchRuntime(plan);
   const aggregator = new CmsAggregator(plan);
-  for (let j = 0; j < plan.rows; j++) {
-    const values = hashed.subarray(offsets[j]!, offsets[j + 1]!);
-    if (values.length > 0) aggregator.rows[j]!.addBatch(runtime.sue.perturbBatch(values, rng));
-  }
+  aggregator.perturbParts(batches, () => sue, rng);
   return aggregator;
 }
 
 /** Count-level simulation of InpCMS (exact: rows per user, then SUE's joint count-level law per row). O(n + rows w). */
 export function cmsSimulate(plan: SketchPlan, store: RecordStore, rng: Rng): CmsAggregator {
-  const runtime = sketchRuntime(plan);
-  checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
-  const { offsets, hashed } = rowsOf(plan, storeMasks(runtime.encoding, store), rng);
+  const batches = rowsOf(plan, store, rng, `${plan.method}.simulate`);
+  const { sue } = sketchRuntime(plan);
   const aggregator = new CmsAggregator(plan);
-  const counts = new Float64Array(plan.width);
-  for (let j = 0; j < plan.rows; j++) {
-    counts.fill(0);
-    for (let r = offsets[j]!; r < offsets[j + 1]!; r++) counts[hashed[r]!]!++;
-    const size = offsets[j + 1]! - offsets[j]!;
-    if (size > 0) aggregator.rows[j]!.addCounts(runtime.sue.simulateCounts(counts, rng), size);
-  }
+  aggregator.simulateParts(
+    batches,
+    () => sue,
+    () => plan.width,
+    rng,
+  );
   return aggregator;
 }
 
 /** Per-user path of InpHTCMS: the client kernel on every record (two words per user). O(n d). */
 export function hcmsPerUser(plan: SketchPlan, store: RecordStore, rng: Rng): HcmsAggregator {
   const runtime = sketchRuntime(plan);
-  checkStore(`${plan.method}.simulatePerUser`, store, runtime.encoding.cardinalities);
-  const indices = storeMasks(runtime.encoding, store);
+  const indices = storeIndices(plan, store, `${plan.method}.simulatePerUser`);
   const aggregator = new HcmsAggregator(plan);
   aggregator.countKernel(store.size, (start, end, out) =>
     hcmsKernel(plan, runtime, indices, start, end, out, rng),
@@ -293,8 +268,7 @@ export function hcmsPerUser(plan: SketchPlan, store: RecordStore, rng: Rng): Hcm
  */
 export function hcmsSimulate(plan: SketchPlan, store: RecordStore, rng: Rng): HcmsAggregator {
   const runtime = sketchRuntime(plan);
-  checkStore(`${plan.method}.simulate`, store, runtime.encoding.cardinalities);
-  const indices = storeMasks(runtime.encoding, store);
+  const indices = storeIndices(plan, store, `${plan.method}.simulate`);
   const span = plan.width - 1;
   const aggregator = new HcmsAggregator(plan);
   aggregator.simulateSigns(indices.length, rng, runtime.words, runtime.reject, runtime.p, (user, e) => {
@@ -346,13 +320,7 @@ function sketchSynopsis(
     const q = checkQuery(`${plan.method}.query`, attributes, radices.length);
     const size = q.reduce((product, a) => product * radices[a]!, 1);
     const cells = marginalizeMixed(full, radices, q, new Float64Array(size));
-    const bitsQuery = encodedQuery(encoding, q);
-    const table = createTable(
-      bitsQuery,
-      bitsQuery.map(() => 2),
-      { cells },
-    );
-    return finishAnswer(decodeAnswer(encoding, table, false), answers);
+    return finishAnswer(answerTable(encoding, encoding.cardinalities, q, cells), answers);
   };
   return { plan, buckets: buckets.map((b) => b ?? new Float64Array(width)), full, query };
 }
@@ -395,9 +363,8 @@ export function hcmsEstimate(
     theta[0] = 1;
     for (let l = 1; l <= span; l++) {
       const e = j * span + l - 1;
-      const count = tallies.counts[e]!;
-      reports += count;
-      if (count > 0) theta[l] = (count - 2 * tallies.minus[e]!) / count / (2 * p - 1);
+      reports += tallies.counts[e]!;
+      theta[l] = tallies.meanSign(e) / (2 * p - 1);
     }
     return reports > 0 ? fwht(theta, { scaling: "inverse" }) : null;
   });

@@ -1,4 +1,4 @@
-import type { Rng } from "@calm-ldp/random";
+import type { BernoulliSampler, Rng } from "@calm-ldp/random";
 
 /** @internal The exact uniform-from-word sampler of @calm-ldp/random, under the names this package uses. */
 export { uniformIntFromWord as uniformFromWord, uniformRejection as rejectionOf } from "@calm-ldp/random";
@@ -17,4 +17,14 @@ export class WordBuffer {
     }
     return rng.fill(view);
   }
+}
+
+/**
+ * @internal Binary randomized response from one random word: `bit` kept with the
+ * sampler's probability p (the word below its integer threshold; a tie refined
+ * exactly by `fromWord`), else flipped. O(1).
+ */
+export function randomizedBit(keep: BernoulliSampler, word: number, bit: number, rng: Rng): number {
+  const kept = word < keep.threshold || (word === keep.threshold && keep.fromWord(word, rng));
+  return kept ? bit : bit ^ 1;
 }

@@ -12,6 +12,7 @@ import { multinomial, seededRng } from "@calm-ldp/random";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
 import { CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
+import { boundInterval } from "./bound-interval.js";
 import { CannotRunError, InvalidParameterError } from "./errors.js";
 import {
   analyticAnswer,
@@ -86,10 +87,12 @@ export interface CalmIntervalSynopsis extends CalmSynopsis {
    * The released marginal with a confidence interval for every cell's true
    * fraction (see {@link CalmIntervalOptions}; `intervalMethod` in the result
    * says which path ran). Analytic (covered queries): O(sum of view cells * l)
-   * plus a small dense product per query, no pass over the reports. Bootstrap
-   * (maximum-entropy queries, or when asked): B count-level re-simulations and
-   * re-estimations of the whole release, drawn once per synopsis and shared by
-   * later bootstrap queries, then one answer per replicate.
+   * plus a small dense product per query, no pass over the reports. Bounds
+   * (maximum-entropy queries): the analytic path on the query's covered parts
+   * plus O(|A| * chains) (see `boundInterval`). Bootstrap (covered queries, when
+   * asked): B count-level re-simulations and re-estimations of the whole release,
+   * drawn once per synopsis and shared by later bootstrap queries, then one
+   * answer per replicate.
    */
   query(attributes: readonly number[], options: CalmIntervalOptions): CalmIntervalTable;
 }
@@ -186,19 +189,54 @@ export function estimateCalm(
         `${where}: view ${empty} has no reports, so its noise has no variance estimate and no interval is sound (wait for reports in every view)`,
       );
     const requested = intervalOptions.intervalMethod ?? "auto";
-    if (requested !== "auto" && requested !== "analytic" && requested !== "bootstrap")
+    if (
+      requested !== "auto" &&
+      requested !== "analytic" &&
+      requested !== "bootstrap" &&
+      requested !== "bounds"
+    )
       throw new InvalidParameterError(
-        `${where}: intervalMethod must be "auto", "analytic" or "bootstrap" (got ${JSON.stringify(requested)})`,
+        `${where}: intervalMethod must be "auto", "analytic", "bootstrap" or "bounds" (got ${JSON.stringify(requested)})`,
       );
     const released = answer(attributes);
     const table = released.table;
     const method =
-      requested === "auto" ? (released.method === "projection" ? "analytic" : "bootstrap") : requested;
-    if (method === "analytic") {
-      if (released.method !== "projection")
+      requested === "auto" ? (released.method === "projection" ? "analytic" : "bounds") : requested;
+    if (method !== "bounds" && released.method !== "projection")
+      throw new CannotRunError(
+        `${where}: no view covers [${table.attributes.join(", ")}], so the answer is a maximum-entropy fit; an ${method} interval would carry the noise but not the model's bias (not a sound ${level} interval): use intervalMethod "bounds" (or "auto")`,
+      );
+    if (method === "bounds") {
+      if (intervalOptions.covariance === true)
         throw new CannotRunError(
-          `${where}: no view covers [${table.attributes.join(", ")}], so the answer is a maximum-entropy fit: use intervalMethod "bootstrap" (or "auto")`,
+          `${where}: [${table.attributes.join(", ")}] gets a bound-based interval (maximum-entropy answer), which has no covariance`,
         );
+      const bounds = boundInterval(
+        table.attributes,
+        table.cardinalities,
+        plan.views.map((view) => view.attributes),
+        level,
+        (attributes) =>
+          analyticAnswer(
+            analyticInputs(),
+            attributes,
+            attributes.map((a) => cardinalities[a]!),
+            aggregator.reports,
+            answer(attributes).table.cells,
+          ),
+      );
+      return {
+        ...table,
+        level,
+        lower: bounds.lower,
+        upper: bounds.upper,
+        standardError: new Float64Array(table.cells.length).fill(Number.NaN),
+        intervalMethod: "bounds",
+        center: table.cells,
+        replicates: 0,
+      };
+    }
+    if (method === "analytic") {
       const { center, variance, covariance } = analyticAnswer(
         analyticInputs(),
         table.attributes,

@@ -50,6 +50,21 @@ describe("expectedQuerySse", () => {
     expect(Math.abs(z)).toBeLessThan(4.5);
   });
 
+  it("counts GRR's group sampling once (eps 3, l = 2: sampling exceeds the noise term, so a double count would be off by > 50%)", () => {
+    // With GRR the per-cell noise term uses the conditional (given the group's users) variances
+    // pi_in (1 - pi_in) and pi_out (1 - pi_out); adding the group's sampling f (1 - f) / N_V
+    // gives the i.i.d. law pi (1 - pi) / (N_V (p - q)^2) once, not twice.
+    const { z, ratio, plan } = check([2, 2, 2, 2, 2, 2], 3, 2, 2, "grr");
+    expect(plan.views[0]!.oracle).toBe("grr");
+    const data = markovStore(seededRng(21), 2 ** 15, [2, 2, 2, 2, 2, 2], 0.6);
+    const truth = contingencyTable(data, plan.views[0]!.attributes);
+    const parts = expectedQuerySse(plan, truth);
+    expect(parts.sampling / parts.noise).toBeGreaterThan(1);
+    expect(Math.abs(z)).toBeLessThan(4.5);
+    expect(ratio).toBeGreaterThan(0.92);
+    expect(ratio).toBeLessThan(1.08);
+  });
+
   it("matches measurement for OUE views, queries inside several views (ternary, l = 3, k = 2)", () => {
     const { z, plan } = check([3, 3, 3, 3, 3], 0.5, 2, 3, "oue");
     expect(plan.views.every((v) => v.oracle === "oue")).toBe(true);

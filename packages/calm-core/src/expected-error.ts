@@ -24,6 +24,9 @@ export interface ExpectedError {
  *   v_out: GRR (one supported value) v_in = pi_in (1 - pi_in), pi_in = p + (C-1) q,
  *   v_out = pi_out (1 - pi_out), pi_out = C q; unary and hashing oracles
  *   (independent supports) v_in = p(1-p) + (C-1) q(1-q), v_out = C q(1-q);
+ *   (these are variances given the group's users, so the group's sampling below
+ *   is a separate term: noise + sampling is the i.i.d. law pi (1 - pi) / (N_V (p - q)^2),
+ *   counted once; the test checks it where sampling exceeds the noise term);
  * - sampling: the group's marginal differs from the population's,
  *   Var = f_a (1 - f_a) / N_V * (n - N_V) / (n - 1);
  * and the s views containing A are averaged with CALM's weights w_i proportional

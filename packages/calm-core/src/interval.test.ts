@@ -70,7 +70,7 @@ describe("CALM intervals", () => {
     expect(coverage).toBeLessThanOrEqual(0.97);
   });
 
-  it("the bootstrap agrees with the analytic standard error on a covered query, and answers maximum-entropy queries", () => {
+  it("the bootstrap agrees with the analytic standard error on a covered query; maximum-entropy queries get bounds, never a bootstrap", () => {
     const plan = planCalm({ schema: store.schema, n, eps: 1, k: 2 });
     const synopsis = estimateCalm(plan, simulateCalm(plan, store, seededRng(4)));
     const analytic = synopsis.query([1, 4], { interval: 0.95 });
@@ -87,16 +87,19 @@ describe("CALM intervals", () => {
       expect(se / analytic.standardError[a]!).toBeGreaterThan(0.75);
       expect(se / analytic.standardError[a]!).toBeLessThan(1.25);
     });
-    // A 3-way query this l = 2 plan does not cover: maximum entropy, so bootstrap.
+    // A 3-way query this l = 2 plan does not cover: maximum entropy, so bound-based.
     expect(plan.l).toBe(2);
-    const uncovered = synopsis.query([0, 1, 2], { interval: 0.95, replicates: 20 });
-    expect(uncovered.intervalMethod).toBe("bootstrap");
+    const uncovered = synopsis.query([0, 1, 2], { interval: 0.95 });
+    expect(uncovered.intervalMethod).toBe("bounds");
     uncovered.lower.forEach((x, a) => {
       expect(x).toBeLessThanOrEqual(uncovered.upper[a]!);
+      expect(Number.isNaN(uncovered.standardError[a]!)).toBe(true);
     });
-    expect(() => synopsis.query([0, 1, 2], { interval: 0.95, intervalMethod: "analytic" })).toThrow(
-      CannotRunError,
-    );
+    for (const intervalMethod of ["analytic", "bootstrap"] as const)
+      expect(() => synopsis.query([0, 1, 2], { interval: 0.95, intervalMethod })).toThrow(
+        /maximum-entropy fit.*not a sound 0.95 interval/,
+      );
+    expect(() => synopsis.query([0, 1, 2], { interval: 0.95, covariance: true })).toThrow(CannotRunError);
   });
 
   it("the covariance (when asked) is symmetric with the squared standard errors on its diagonal; its cell sums match the variance of the sums", () => {

@@ -1,17 +1,27 @@
 import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
 import type { MarginalTable } from "@calm-ldp/marginal-algebra";
 
-/** How an interval was obtained. */
-export type IntervalMethod = "analytic" | "bootstrap";
+/**
+ * How an interval was obtained:
+ * - "analytic": estimate -+ z SE from the oracles' variance propagated through
+ *   consistency (a view covers the query; the answer is linear in the counts);
+ * - "bootstrap": parametric bootstrap of the release (only on covered queries:
+ *   it sees the noise, not the maximum-entropy model's bias);
+ * - "bounds": a conservative interval for a maximum-entropy answer, from the
+ *   Fréchet bounds the true cell obeys given the covered parts' marginals, each
+ *   widened by its noise (`boundInterval`); sound whatever the true table, wider.
+ */
+export type IntervalMethod = "analytic" | "bootstrap" | "bounds";
 
 /** Options of a CALM query with an interval (`synopsis.query(attributes, { interval: 0.95 })`). */
 export interface CalmIntervalOptions {
   /** Confidence level of the two-sided interval, in (0, 1) (e.g. 0.95). */
   interval: number;
   /**
-   * "auto" (default): analytic when a view covers the query, bootstrap when the
-   * answer comes from maximum entropy; "analytic" (covered queries only) or
-   * "bootstrap" force one path.
+   * "auto" (default): analytic when a view covers the query, bounds when the
+   * answer comes from maximum entropy; "analytic" and "bootstrap" (covered
+   * queries only: on a maximum-entropy answer they would carry the noise but not
+   * the model's bias, a false level, so they are refused) or "bounds" force one path.
    */
   intervalMethod?: "auto" | IntervalMethod;
   /** Bootstrap replicates B (default 200). */
@@ -33,13 +43,16 @@ export interface CalmIntervalTable extends MarginalTable {
   readonly lower: Float64Array;
   /** Upper bound per cell (clipped to [0, 1]). */
   readonly upper: Float64Array;
-  /** Standard error per cell (analytic: of `center`; bootstrap: of the replicates). */
+  /**
+   * Standard error per cell (analytic: of `center`; bootstrap: of the replicates;
+   * bounds: NaN, the interval is a bound and not an estimate -+ z SE).
+   */
   readonly standardError: Float64Array;
   /** Which path produced the interval. */
   readonly intervalMethod: IntervalMethod;
   /**
    * The point the interval is built around: analytic, the linear (unbiased,
-   * consistent, before non-negativity) estimate; bootstrap, the released cells.
+   * consistent, before non-negativity) estimate; bootstrap and bounds, the released cells.
    */
   readonly center: Float64Array;
   /** Bootstrap replicates used (0 on the analytic path). */

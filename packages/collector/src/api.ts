@@ -241,11 +241,19 @@ export interface MarginalAnswer {
   readonly lower?: readonly number[];
   /** With `?interval=`: per cell, the upper bound (clipped to [0, 1]). */
   readonly upper?: readonly number[];
-  /** With `?interval=`: per cell, the standard error (calm-core `CalmIntervalTable`). */
-  readonly standardError?: readonly number[];
-  /** With `?interval=`: "analytic" (a view covers the query) or "bootstrap" (maximum-entropy answer). */
-  readonly intervalMethod?: "analytic" | "bootstrap";
-  /** With `?interval=`: bootstrap replicates (0 on the analytic path). */
+  /**
+   * With `?interval=`: per cell, the standard error (calm-core `CalmIntervalTable`);
+   * null on "bounds" intervals (a bound, not an estimate -+ z SE).
+   */
+  readonly standardError?: readonly (number | null)[];
+  /**
+   * With `?interval=`: "analytic" (a view covers the query) or "bounds" (maximum-entropy
+   * answer: calm-core's conservative Fréchet-bound interval, sound whatever the true table).
+   * The collector never runs the parametric bootstrap (~30x a point answer), so an
+   * interval costs about one more answer either way.
+   */
+  readonly intervalMethod?: "analytic" | "bootstrap" | "bounds";
+  /** With `?interval=`: bootstrap replicates (always 0 here: the collector does not bootstrap). */
   readonly replicates?: number;
   /**
    * With `?interval=`: the point each interval is built around (analytic: the

@@ -392,7 +392,7 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
                 level: interval.level,
                 lower: Array.from(interval.lower),
                 upper: Array.from(interval.upper),
-                standardError: Array.from(interval.standardError),
+                standardError: Array.from(interval.standardError, (se) => (Number.isNaN(se) ? null : se)),
                 intervalMethod: interval.intervalMethod,
                 center: Array.from(interval.center),
               }),

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { planCalm } from "@calm-ldp/calm-core";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "../test/support.js";
 import type { AcceptedReport } from "./api.js";
@@ -59,5 +60,54 @@ describe("DuckDB storage", () => {
     expect(await storage.findRound(id(998))).toBeUndefined();
     await storage.close();
     await expect(storage.storeReports(again, [report(6, 0, [0])])).rejects.toThrow(/closed/);
+  });
+  it("opens a file whose reports table has the old (round, report id) key: copied without it, ids still de-duplicated", async () => {
+    const old = join(dir, "keyed.duckdb");
+    let storage = await openDuckDbStorage(old);
+    const round = await storage.createRound({
+      id: id(777),
+      createdAt: "2026-01-01T00:00:00Z",
+      plan,
+      request: { schema: { attributes: [] }, eps: 1, k: 2, n: 1000 },
+    });
+    await storage.storeReports(round, [report(1, 0, [1]), report(2, 1, [0, 3]), report(3, 2, [2])]);
+    await storage.close();
+    // Rewrite the table as earlier versions created it: with the primary key.
+    const keyCount = async (connection: Awaited<ReturnType<DuckDBInstance["connect"]>>) =>
+      Number(
+        (
+          await connection.runAndReadAll(
+            "SELECT count(*)::DOUBLE FROM duckdb_constraints() WHERE table_name = 'calm_reports' AND constraint_type = 'PRIMARY KEY'",
+          )
+        ).getRows()[0]![0],
+      );
+    let instance = await DuckDBInstance.create(old);
+    let connection = await instance.connect();
+    await connection.run(`CREATE TABLE keyed (round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL,
+      PRIMARY KEY (round_no, report_id))`);
+    await connection.run("INSERT INTO keyed SELECT * FROM calm_reports");
+    await connection.run("DROP TABLE calm_reports");
+    await connection.run("ALTER TABLE keyed RENAME TO calm_reports");
+    expect(await keyCount(connection)).toBe(1);
+    connection.closeSync();
+    instance.closeSync();
+
+    storage = await openDuckDbStorage(old);
+    const again = (await storage.findRound(id(777)))!;
+    expect(await storage.storeReports(again, [report(2, 1, [0, 3]), report(4, 3, [1])])).toEqual({
+      stored: 1,
+      duplicates: 1,
+    });
+    expect((await storage.counts(again)).perView).toEqual([1, 1, 1, 1, 0, 0]);
+    await storage.close();
+    instance = await DuckDBInstance.create(old);
+    connection = await instance.connect();
+    expect(await keyCount(connection)).toBe(0);
+    const rows = await connection.runAndReadAll(
+      "SELECT count(*)::DOUBLE, count(DISTINCT report_id)::DOUBLE FROM calm_reports",
+    );
+    expect(rows.getRows()[0]).toEqual([4, 4]);
+    connection.closeSync();
+    instance.closeSync();
   });
 });

@@ -55,7 +55,7 @@ export interface MarginalInterval {
   readonly lower: Float64Array;
   readonly upper: Float64Array;
   readonly standardError: Float64Array;
-  /** "analytic" (a view covers the query) or "bootstrap" (maximum-entropy answer, parametric bootstrap). */
+  /** "analytic" (a view covers the query) or "bounds" (maximum-entropy answer, calm-core's Fréchet-bound interval). */
   readonly intervalMethod: CalmIntervalTable["intervalMethod"];
   /** Bootstrap replicates (0 on the analytic path). */
   readonly replicates: number;
@@ -74,8 +74,11 @@ export interface MarginalInterval {
  * SSE has no closed form: null). With `interval` (a level in (0, 1), "calm"
  * only: calm-plus has no variance model) the answer also carries calm-core's
  * per-cell interval: analytic for covered queries (O(sum over views of
- * |A| x |V| work), about one more answer), a parametric bootstrap of B = 200
- * re-estimations for maximum-entropy answers (O(B x post-processing)).
+ * |A| x |V| work), about one more answer), bound-based for maximum-entropy
+ * answers (the analytic path on the query's covered parts, then Fréchet bounds:
+ * a few more answers). The parametric bootstrap (B re-estimations, ~30x a point
+ * answer) is never run here: calm-core's "auto" does not pick it, so no query
+ * can make the server pay for it.
  * O(post-processing + one answer) without.
  */
 export function estimateMarginal(
@@ -106,7 +109,14 @@ export function estimateMarginal(
   else {
     const synopsis = estimateCalm(plan, aggregator, options);
     answer = synopsis.answer(attributes);
-    if (interval !== undefined) withInterval = synopsis.query(attributes, { interval });
+    if (interval !== undefined) {
+      withInterval = synopsis.query(attributes, { interval });
+      // Cost guard: the bootstrap re-estimates the release B times; never on a request.
+      if (withInterval.intervalMethod === "bootstrap")
+        throw new CannotRunError(
+          "estimateMarginal: the bootstrap interval path is not served by the collector",
+        );
+    }
   }
   const covered = plan.views.some((view) => attributes.every((a) => view.attributes.includes(a)));
   const expectedSse =

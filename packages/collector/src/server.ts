@@ -440,7 +440,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
               level: interval.level,
               lower: Array.from(interval.lower),
               upper: Array.from(interval.upper),
-              standardError: Array.from(interval.standardError),
+              standardError: Array.from(interval.standardError, (se) => (Number.isNaN(se) ? null : se)),
               intervalMethod: interval.intervalMethod,
               replicates: interval.replicates,
               center: Array.from(interval.center),

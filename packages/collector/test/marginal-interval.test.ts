@@ -82,6 +82,17 @@ describe("GET /v1/rounds/:id/marginals?interval=", () => {
     }
     expect(covers / center!.length).toBeGreaterThanOrEqual(0.75);
 
+    // A query no view covers: calm-core's bound-based interval (no bootstrap on a request), SE null.
+    const all = plan.schema.attributes.map((_, a) => a);
+    expect(plan.views.some((v) => all.every((a) => v.attributes.includes(a)))).toBe(false);
+    const wide = await call(`${base}?attrs=${all.map((a) => `q${a}`).join(",")}&interval=0.95`, "GET");
+    expect(wide.status).toBe(200);
+    expect(wide.body).toMatchObject({ method: "maxent", intervalMethod: "bounds", replicates: 0 });
+    const coreBounds = synopsis.query(all, { interval: 0.95 });
+    expect(wide.body.lower).toEqual(Array.from(coreBounds.lower));
+    expect(wide.body.upper).toEqual(Array.from(coreBounds.upper));
+    expect((wide.body.standardError as unknown[]).every((se) => se === null)).toBe(true);
+
     for (const bad of ["0", "1", "1.5", "-0.5", "abc", "0.95x", "", "NaN"]) {
       const refused = await call(`${base}?attrs=${covered}&interval=${encodeURIComponent(bad)}`, "GET");
       expect(refused.status, bad).toBe(400);

@@ -1,5 +1,4 @@
-import type { ReportAggregator } from "@calm-ldp/marginal-algebra";
-import type { AttributePlan, AttributeReport, BaselineProtocol, EmOptions, EmSynopsis } from "../api.js";
+import type { AttributePlan, AttributeReport, EmOptions, EmSynopsis } from "../api.js";
 import {
   AttributeAggregator,
   attributeEstimate,
@@ -7,23 +6,19 @@ import {
   attributeReport,
   planAttributes,
 } from "../attribute-kernel.js";
+import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
 
 /** EM and InpEM: their synopsis answers with EM diagnostics. */
-export interface EmMethod extends BaselineProtocol<AttributePlan, AttributeReport> {
-  estimate(plan: AttributePlan, aggregator: ReportAggregator<AttributeReport>): EmSynopsis;
-}
+export type EmMethod = FamilyMethod<AttributePlan, AttributeReport, EmSynopsis>;
 
-function emMethod(id: AttributePlan["method"], label: string, options: EmOptions): EmMethod {
-  return {
-    id,
-    label,
-    plan: (parameters) => planAttributes(id, parameters, options),
-    report: attributeReport,
-    createAggregator: (plan) => new AttributeAggregator(plan),
-    estimate: (plan, aggregator) => attributeEstimate(plan, aggregator, options),
-    simulatePerUser: attributePerUser,
-  };
-}
+/** EM's answers are distributions already: `answers` is checked but not used. */
+const ATTRIBUTES: MethodFamily<AttributePlan, AttributeReport, EmOptions, EmSynopsis> = {
+  plan: planAttributes,
+  report: attributeReport,
+  Aggregator: AttributeAggregator,
+  estimate: (plan, aggregator, _answers, options) => attributeEstimate(plan, aggregator, options),
+  simulatePerUser: attributePerUser,
+};
 
 /**
  * EM (CALM §3.6, appendix A.2): every attribute through GRR with eps/d; each
@@ -32,7 +27,7 @@ function emMethod(id: AttributePlan["method"], label: string, options: EmOptions
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createEm(options: EmOptions = {}): EmMethod {
-  return emMethod("em", "EM", options);
+  return familyMethod(ATTRIBUTES, "em", "EM", options);
 }
 
 /**
@@ -43,5 +38,5 @@ export function createEm(options: EmOptions = {}): EmMethod {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpEm(options: EmOptions = {}): EmMethod {
-  return emMethod("inpem", "InpEM", options);
+  return familyMethod(ATTRIBUTES, "inpem", "InpEM", options);
 }

@@ -1,36 +1,27 @@
-import { checkAnswers } from "../answers.js";
-import type { BaselineOptions, BaselineProtocol, FullDomainPlan, FullDomainReport } from "../api.js";
+import type { BaselineOptions, FullDomainPlan, FullDomainReport } from "../api.js";
 import { expectedSseFullDomain } from "../expected-sse.js";
 import {
   FullDomainAggregator,
+  type FullDomainSynopsis,
   fullDomainEstimate,
   fullDomainPerUser,
   fullDomainReport,
   fullDomainSimulate,
   planFullDomain,
 } from "../full-domain-kernel.js";
+import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
 
-type FullDomainMethod = BaselineProtocol<FullDomainPlan, FullDomainReport>;
+type FullDomainMethod = FamilyMethod<FullDomainPlan, FullDomainReport, FullDomainSynopsis>;
 
-function fullDomainMethod(
-  id: FullDomainPlan["method"],
-  label: string,
-  options: BaselineOptions,
-  countLevel: boolean,
-): FullDomainMethod {
-  const answers = checkAnswers(`${id}`, options.answers);
-  const method: FullDomainMethod = {
-    id,
-    label,
-    plan: (parameters) => planFullDomain(id, parameters, options),
-    report: fullDomainReport,
-    createAggregator: (plan) => new FullDomainAggregator(plan),
-    estimate: (plan, aggregator) => fullDomainEstimate(plan, aggregator, answers),
-    simulatePerUser: (plan, data, rng) => fullDomainPerUser(plan, data, rng, options),
-    expectedSse: expectedSseFullDomain,
-  };
-  return countLevel ? { ...method, simulate: fullDomainSimulate } : method;
-}
+const FULL_DOMAIN: MethodFamily<FullDomainPlan, FullDomainReport, BaselineOptions, FullDomainSynopsis> = {
+  plan: planFullDomain,
+  report: fullDomainReport,
+  Aggregator: FullDomainAggregator,
+  estimate: fullDomainEstimate,
+  simulate: fullDomainSimulate,
+  simulatePerUser: fullDomainPerUser,
+  expectedSse: expectedSseFullDomain,
+};
 
 /**
  * FC (CALM §3.3): every user reports her whole record, a cell of the full
@@ -40,7 +31,7 @@ function fullDomainMethod(
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createFc(options: BaselineOptions = {}): FullDomainMethod {
-  return fullDomainMethod("fc", "FC", options, true);
+  return familyMethod(FULL_DOMAIN, "fc", "FC", options);
 }
 
 /**
@@ -49,13 +40,13 @@ export function createFc(options: BaselineOptions = {}): FullDomainMethod {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpRr(options: BaselineOptions = {}): FullDomainMethod {
-  return fullDomainMethod("inprr", "InpRR", options, true);
+  return familyMethod(FULL_DOMAIN, "inprr", "InpRR", options);
 }
 
 /** InpPS (Cormode et al. §4.2): the record's binary code through GRR over 2^{total bits}. Exact count-level simulation.
  * Building the method is O(1); its costs are those of its family functions. */
 export function createInpPs(options: BaselineOptions = {}): FullDomainMethod {
-  return fullDomainMethod("inpps", "InpPS", options, true);
+  return familyMethod(FULL_DOMAIN, "inpps", "InpPS", options);
 }
 
 /**
@@ -66,5 +57,5 @@ export function createInpPs(options: BaselineOptions = {}): FullDomainMethod {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpOlh(options: BaselineOptions = {}): FullDomainMethod {
-  return fullDomainMethod("inpolh", "InpOLH", options, false);
+  return familyMethod(FULL_DOMAIN, "inpolh", "InpOLH", options, false);
 }

@@ -1,31 +1,27 @@
-import { checkAnswers } from "../answers.js";
-import type { BaselineOptions, BaselineProtocol, GroupPlan, GroupReport } from "../api.js";
+import type { BaselineOptions, GroupPlan, GroupReport } from "../api.js";
 import { expectedSseGroups } from "../expected-sse.js";
 import {
   GroupAggregator,
+  type GroupSynopsis,
   groupEstimate,
   groupPerUser,
   groupReport,
   groupSimulate,
   planGroups,
 } from "../group-kernel.js";
+import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
 
-type GroupMethod = BaselineProtocol<GroupPlan, GroupReport>;
+type GroupMethod = FamilyMethod<GroupPlan, GroupReport, GroupSynopsis>;
 
-function groupMethod(id: GroupPlan["method"], label: string, options: BaselineOptions): GroupMethod {
-  const answers = checkAnswers(id, options.answers);
-  return {
-    id,
-    label,
-    plan: (parameters) => planGroups(id, parameters, options),
-    report: groupReport,
-    createAggregator: (plan) => new GroupAggregator(plan),
-    estimate: (plan, aggregator) => groupEstimate(plan, aggregator, answers),
-    simulate: groupSimulate,
-    simulatePerUser: groupPerUser,
-    expectedSse: expectedSseGroups,
-  };
-}
+const GROUPS: MethodFamily<GroupPlan, GroupReport, BaselineOptions, GroupSynopsis> = {
+  plan: planGroups,
+  report: groupReport,
+  Aggregator: GroupAggregator,
+  estimate: groupEstimate,
+  simulate: groupSimulate,
+  simulatePerUser: groupPerUser,
+  expectedSse: expectedSseGroups,
+};
 
 /**
  * AM (CALM §3.4): users split uniformly into C(d, k) groups, one per k-way
@@ -35,17 +31,17 @@ function groupMethod(id: GroupPlan["method"], label: string, options: BaselineOp
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createAm(options: BaselineOptions = {}): GroupMethod {
-  return groupMethod("am", "AM", options);
+  return familyMethod(GROUPS, "am", "AM", options);
 }
 
 /** MargRR (Cormode et al. §4.3): a random k-way marginal's one-hot binary code through SUE (RR with eps/2 per bit).
  * Building the method is O(1); its costs are those of its family functions. */
 export function createMargRr(options: BaselineOptions = {}): GroupMethod {
-  return groupMethod("margrr", "MargRR", options);
+  return familyMethod(GROUPS, "margrr", "MargRR", options);
 }
 
 /** MargPS (Cormode et al. §4.3): a random k-way marginal's binary code through GRR (preferential sampling).
  * Building the method is O(1); its costs are those of its family functions. */
 export function createMargPs(options: BaselineOptions = {}): GroupMethod {
-  return groupMethod("margps", "MargPS", options);
+  return familyMethod(GROUPS, "margps", "MargPS", options);
 }

@@ -1,31 +1,27 @@
-import { checkAnswers } from "../answers.js";
-import type { BaselineOptions, BaselineProtocol, HadamardPlan, HadamardReport } from "../api.js";
+import type { BaselineOptions, HadamardPlan, HadamardReport } from "../api.js";
 import { expectedSseHadamard } from "../expected-sse.js";
 import {
   HadamardAggregator,
+  type HadamardSynopsis,
   hadamardEstimate,
   hadamardPerUser,
   hadamardReport,
   hadamardSimulate,
   planHadamard,
 } from "../hadamard-kernel.js";
+import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
 
-type HadamardMethod = BaselineProtocol<HadamardPlan, HadamardReport>;
+type HadamardMethod = FamilyMethod<HadamardPlan, HadamardReport, HadamardSynopsis>;
 
-function hadamardMethod(id: HadamardPlan["method"], label: string, options: BaselineOptions): HadamardMethod {
-  const answers = checkAnswers(id, options.answers);
-  return {
-    id,
-    label,
-    plan: (parameters) => planHadamard(id, parameters, options),
-    report: hadamardReport,
-    createAggregator: (plan) => new HadamardAggregator(plan),
-    estimate: (plan, aggregator) => hadamardEstimate(plan, aggregator, answers),
-    simulate: hadamardSimulate,
-    simulatePerUser: hadamardPerUser,
-    expectedSse: expectedSseHadamard,
-  };
-}
+const HADAMARD: MethodFamily<HadamardPlan, HadamardReport, BaselineOptions, HadamardSynopsis> = {
+  plan: planHadamard,
+  report: hadamardReport,
+  Aggregator: HadamardAggregator,
+  estimate: hadamardEstimate,
+  simulate: hadamardSimulate,
+  simulatePerUser: hadamardPerUser,
+  expectedSse: expectedSseHadamard,
+};
 
 /**
  * InpHT (Cormode et al. §4.2, ../../../../docs/algorithms.md#hadamard-methods): each user reports one Hadamard
@@ -34,13 +30,13 @@ function hadamardMethod(id: HadamardPlan["method"], label: string, options: Base
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpHt(options: BaselineOptions = {}): HadamardMethod {
-  return hadamardMethod("inpht", "InpHT", options);
+  return familyMethod(HADAMARD, "inpht", "InpHT", options);
 }
 
 /** FT (CALM §3.5): the CALM paper's name for InpHT on binary-encoded data; the same method under the id "ft".
  * Building the method is O(1); its costs are those of its family functions. */
 export function createFt(options: BaselineOptions = {}): HadamardMethod {
-  return hadamardMethod("ft", "FT", options);
+  return familyMethod(HADAMARD, "ft", "FT", options);
 }
 
 /**
@@ -50,5 +46,5 @@ export function createFt(options: BaselineOptions = {}): HadamardMethod {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createMargHt(options: BaselineOptions = {}): HadamardMethod {
-  return hadamardMethod("marght", "MargHT", options);
+  return familyMethod(HADAMARD, "marght", "MargHT", options);
 }

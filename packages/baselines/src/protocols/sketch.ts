@@ -1,11 +1,4 @@
-import { checkAnswers } from "../answers.js";
-import type {
-  BaselineProtocol,
-  HadamardSketchReport,
-  SketchOptions,
-  SketchPlan,
-  SketchReport,
-} from "../api.js";
+import type { HadamardSketchReport, SketchOptions, SketchPlan, SketchReport } from "../api.js";
 import {
   CmsAggregator,
   cmsEstimate,
@@ -18,7 +11,9 @@ import {
   hcmsReport,
   hcmsSimulate,
   planSketch,
+  type SketchSynopsis,
 } from "../sketch-kernel.js";
+import { type FamilyMethod, familyMethod } from "./family.js";
 
 /**
  * InpCMS (Cormode et al. appendix B.2; Apple's count-mean sketch): each user picks
@@ -27,18 +22,18 @@ import {
  * marginalised. Options: rows (g, default 5), width (w, default 256), seed.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpCms(options: SketchOptions = {}): BaselineProtocol<SketchPlan, SketchReport> {
-  const answers = checkAnswers("inpcms", options.answers);
-  return {
-    id: "inpcms",
-    label: "InpCMS",
-    plan: (parameters) => planSketch("inpcms", parameters, options),
+export function createInpCms(
+  options: SketchOptions = {},
+): FamilyMethod<SketchPlan, SketchReport, SketchSynopsis> {
+  const family = {
+    plan: planSketch,
     report: cmsReport,
-    createAggregator: (plan) => new CmsAggregator(plan),
-    estimate: (plan, aggregator) => cmsEstimate(plan, aggregator, answers),
+    Aggregator: CmsAggregator,
+    estimate: cmsEstimate,
     simulate: cmsSimulate,
     simulatePerUser: cmsPerUser,
   };
+  return familyMethod(family, "inpcms", "InpCMS", options);
 }
 
 /**
@@ -49,16 +44,14 @@ export function createInpCms(options: SketchOptions = {}): BaselineProtocol<Sket
  */
 export function createInpHtCms(
   options: SketchOptions = {},
-): BaselineProtocol<SketchPlan, HadamardSketchReport> {
-  const answers = checkAnswers("inphtcms", options.answers);
-  return {
-    id: "inphtcms",
-    label: "InpHTCMS",
-    plan: (parameters) => planSketch("inphtcms", parameters, options),
+): FamilyMethod<SketchPlan, HadamardSketchReport, SketchSynopsis> {
+  const family = {
+    plan: planSketch,
     report: hcmsReport,
-    createAggregator: (plan) => new HcmsAggregator(plan),
-    estimate: (plan, aggregator) => hcmsEstimate(plan, aggregator, answers),
+    Aggregator: HcmsAggregator,
+    estimate: hcmsEstimate,
     simulate: hcmsSimulate,
     simulatePerUser: hcmsPerUser,
   };
+  return familyMethod(family, "inphtcms", "InpHTCMS", options);
 }

@@ -1,0 +1,75 @@
+import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import type { Rng } from "@calm-ldp/random";
+import { checkAnswers } from "../answers.js";
+import type {
+  AnswerPostProcessing,
+  BaselineOptions,
+  BaselinePlanBase,
+  BaselineProtocol,
+  BaselineSynopsis,
+} from "../api.js";
+
+/**
+ * @internal The kernel functions a family of methods shares (e.g. AM, MargRR and
+ * MargPS are one family: `planGroups`, `groupReport`, `GroupAggregator`, ...); a
+ * method of the family is its id, its label and the caller's options.
+ */
+export interface MethodFamily<
+  Plan extends BaselinePlanBase,
+  Report,
+  Options extends BaselineOptions,
+  Synopsis extends BaselineSynopsis,
+> {
+  plan(method: Plan["method"], parameters: ProtocolParameters, options: Options): Plan;
+  report(plan: Plan, record: ArrayLike<number>, rng: Rng): Report;
+  readonly Aggregator: new (plan: Plan) => ReportAggregator<Report>;
+  /** `answers` is the checked `options.answers`. */
+  estimate(
+    plan: Plan,
+    aggregator: ReportAggregator<Report>,
+    answers: AnswerPostProcessing,
+    options: Options,
+  ): Synopsis;
+  /** Exact count-level simulation, where the family has one. */
+  readonly simulate?: (plan: Plan, data: RecordStore, rng: Rng) => ReportAggregator<Report>;
+  simulatePerUser(plan: Plan, data: RecordStore, rng: Rng, options: Options): ReportAggregator<Report>;
+  readonly expectedSse?: BaselineProtocol<Plan, Report>["expectedSse"];
+}
+
+/** A method of a family, with its synopsis type. */
+export interface FamilyMethod<Plan extends BaselinePlanBase, Report, Synopsis extends BaselineSynopsis>
+  extends BaselineProtocol<Plan, Report> {
+  estimate(plan: Plan, aggregator: ReportAggregator<Report>): Synopsis;
+}
+
+/**
+ * @internal Method `id` of a family: the family's functions bound to the caller's
+ * options (checked here: `answers`; the rest when planning). `countLevel: false`
+ * leaves out `simulate` (InpOLH: FC's kernel, but no exact count-level law). O(1).
+ */
+export function familyMethod<
+  Plan extends BaselinePlanBase,
+  Report,
+  Options extends BaselineOptions,
+  Synopsis extends BaselineSynopsis,
+>(
+  family: MethodFamily<Plan, Report, Options, Synopsis>,
+  id: Plan["method"],
+  label: string,
+  options: Options,
+  countLevel = true,
+): FamilyMethod<Plan, Report, Synopsis> {
+  const answers = checkAnswers(id, options.answers);
+  const { Aggregator, simulate, expectedSse } = family;
+  return {
+    id,
+    label,
+    plan: (parameters) => family.plan(id, parameters, options),
+    report: family.report,
+    createAggregator: (plan) => new Aggregator(plan),
+    estimate: (plan, aggregator) => family.estimate(plan, aggregator, answers, options),
+    simulatePerUser: (plan, data, rng) => family.simulatePerUser(plan, data, rng, options),
+    ...(countLevel && simulate !== undefined ? { simulate } : {}),
+    ...(expectedSse !== undefined ? { expectedSse } : {}),
+  };
+}
