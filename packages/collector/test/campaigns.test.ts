@@ -16,7 +16,8 @@ import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
 import { campaignRoundId, parseRoundEvery, uuidV5 } from "../src/campaigns.js";
 import { decodeReport } from "../src/decode-report.js";
-import { openDuckDbStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type RunningCollector, startCollector } from "../src/index.js";
 import { call, TOKEN, tempDir } from "./support.js";
 
 /** A request without the admin token (what a browser or a stranger sends). */
