@@ -21,7 +21,9 @@ import type {
   PlanOracle,
 } from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, storeMasks } from "./encoding.js";
-import { tooLarge } from "./errors.js";
+import { CannotRunError, tooLarge } from "./errors.js";
+import { groupInterval } from "./group-interval.js";
+import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
   checkParameters,
@@ -208,6 +210,12 @@ export interface FullDomainSynopsis extends BaselineSynopsis {
   readonly plan: FullDomainPlan;
   /** Unbiased estimate of the full table (fractions; may be negative); uniform when no report came. */
   readonly full: Float64Array;
+  query(attributes: readonly number[]): MarginalTable;
+  /**
+   * With an interval (analytic, `groupInterval` with the whole population as one
+   * group): `lower`, `upper`, `standardError` per cell. No interval before any report.
+   */
+  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -226,11 +234,39 @@ export function fullDomainEstimate(
   const runtime = fullDomainRuntime(plan);
   const full = counts.reports > 0 ? counts.estimate() : new Float64Array(plan.domain).fill(1 / plan.domain);
   const d = runtime.cardinalities.length;
-  const query = (attributes: readonly number[]): MarginalTable => {
+  function query(attributes: readonly number[]): MarginalTable;
+  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
+  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     const size = q.reduce((product, a) => product * runtime.radices[a]!, 1);
+    const linear = (cells: Float64Array) => answerTable(runtime.encoding, runtime.cardinalities, q, cells);
+    if (options !== undefined) {
+      if (counts.reports === 0)
+        throw new CannotRunError(
+          `${plan.method}.query: no reports yet, so the noise has no variance estimate and no interval is sound`,
+        );
+      // One group holding every user: the oracle's covariance minus the population's own
+      // sampling term (the truth is this population's table). Linear, so analytic.
+      return groupInterval(
+        `${plan.method}.query`,
+        [
+          {
+            table: full,
+            radices: runtime.radices,
+            positions: q,
+            reports: counts.reports,
+            oracle: runtime.oracle,
+          },
+        ],
+        size,
+        counts.reports,
+        options,
+        linear,
+        (cells) => finishAnswer(linear(cells), post),
+      );
+    }
     const cells = marginalizeMixed(full, runtime.radices, q, new Float64Array(size));
-    return finishAnswer(answerTable(runtime.encoding, runtime.cardinalities, q, cells), post);
-  };
+    return finishAnswer(linear(cells), post);
+  }
   return { plan, full, query };
 }
