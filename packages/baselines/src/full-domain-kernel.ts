@@ -11,11 +11,10 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
-import { checkAnswers, finishAnswer } from "./answers.js";
+import { finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
   BaselineOptions,
-  BaselineSynopsis,
   FullDomainPlan,
   FullDomainReport,
   PlanOracle,
@@ -24,9 +23,10 @@ import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, store
 import { CannotRunError, tooLarge } from "./errors.js";
 import { groupInterval } from "./group-interval.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
+import type { IntervalSynopsis } from "./intervals.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
-  checkParameters,
+  checkPlanInputs,
   checkQuery,
   checkRecord,
   checkStore,
@@ -35,7 +35,7 @@ import {
   planCardinalities,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
 
 /** @internal What a full-domain plan needs at run time, built once per plan object. */
 export interface FullDomainRuntime {
@@ -74,9 +74,7 @@ export function planFullDomain(
   parameters: ProtocolParameters,
   options: BaselineOptions = {},
 ): FullDomainPlan {
-  const where = `${method}.plan`;
-  const cardinalities = checkParameters(where, parameters);
-  const { maxCells, maxWork } = limitsOf(options);
+  const { where, cardinalities, maxCells, maxWork } = checkPlanInputs(method, parameters, options);
   const encoded = method !== "fc";
   const bits = encoded ? encodingRuntime(parameters.schema).bits : null;
   const domain = bits
@@ -205,17 +203,15 @@ export function fullDomainSimulate(plan: FullDomainPlan, store: RecordStore, rng
   return aggregator;
 }
 
-/** The synopsis of a full-domain method: the estimated full table, marginalised per query. */
-export interface FullDomainSynopsis extends BaselineSynopsis {
+/**
+ * The synopsis of a full-domain method: the estimated full table, marginalised
+ * per query; with an interval, analytic (`groupInterval` with the whole
+ * population as one group), refused before any report.
+ */
+export interface FullDomainSynopsis extends IntervalSynopsis {
   readonly plan: FullDomainPlan;
   /** Unbiased estimate of the full table (fractions; may be negative); uniform when no report came. */
   readonly full: Float64Array;
-  query(attributes: readonly number[]): MarginalTable;
-  /**
-   * With an interval (analytic, `groupInterval` with the whole population as one
-   * group): `lower`, `upper`, `standardError` per cell. No interval before any report.
-   */
-  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -228,9 +224,7 @@ export function fullDomainEstimate(
   aggregator: ReportAggregator<FullDomainReport>,
   answers: AnswerPostProcessing = "none",
 ): FullDomainSynopsis {
-  const where = `${plan.method}.estimate`;
-  const post = checkAnswers(where, answers);
-  const counts = checkAggregator(where, plan, aggregator, FullDomainAggregator).counts;
+  const [{ counts }, post] = checkEstimateInputs(plan, aggregator, FullDomainAggregator, answers);
   const runtime = fullDomainRuntime(plan);
   const full = counts.reports > 0 ? counts.estimate() : new Float64Array(plan.domain).fill(1 / plan.domain);
   const d = runtime.cardinalities.length;

@@ -7,7 +7,7 @@ import { copyTable } from "./table.js";
 
 /**
  * The default non-negativity method: ripple, chosen by the measured SSE comparison
- * in apps/demo/experiments/nonnegativity.ts (CALM end to end on Adult and synthetic
+ * in packages/experiments/studies/nonnegativity.ts (CALM end to end on Adult and synthetic
  * data, 25 settings x 20 repetitions: ripple had the lowest mean query SSE most
  * often and is within 0.1% of the best on geometric average; norm-sub 1.1%,
  * norm-cut 12%; full table in the package README).

@@ -1,0 +1,95 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
+import { build } from "vite";
+import { browserGuard } from "../src/server/browser-guard.js";
+import { webRoot } from "../src/server/paths.js";
+import { sourceAliases } from "../src/server/source-aliases.js";
+
+/**
+ * What the headless-Chromium tests share: finding (or installing) Debian's
+ * Chromium, launching it, bundling a test page with @calm-ldp/client from source,
+ * and serving that page from its own loopback origin.
+ */
+
+/** Debian's Chromium (`.ci/setup-chromium` installs it). */
+export const CHROMIUM = "/usr/bin/chromium";
+const SETUP = join(webRoot(), "..", "..", ".ci", "setup-chromium");
+
+/** Undefined when Chromium is there (installing it with .ci/setup-chromium if needed), else why not. */
+export function chromiumMissing(): string | undefined {
+  if (existsSync(CHROMIUM)) return undefined;
+  try {
+    execFileSync("bash", [SETUP], { stdio: "inherit", timeout: 600_000 });
+  } catch (error) {
+    return `${CHROMIUM} is absent and ${SETUP} failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
+  }
+  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after running ${SETUP}`;
+}
+
+/**
+ * Headless Chromium with a fresh profile in `userDataDir`; the flags keep it off
+ * the network (this machine refuses outside connections) and out of the sandbox
+ * (tests run as root).
+ */
+export function launchChromium(
+  userDataDir: string,
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+    ...options,
+  });
+}
+
+/** `pageDir/page.ts` with @calm-ldp/client (from source) in one browser ES module; no Node built-in allowed. */
+export async function bundlePage(pageDir: string): Promise<string> {
+  const output = await build({
+    configFile: false,
+    logLevel: "silent",
+    resolve: { alias: sourceAliases() },
+    plugins: [browserGuard()],
+    build: {
+      write: false,
+      minify: true,
+      target: "es2022",
+      lib: { entry: { page: join(pageDir, "page.ts") }, formats: ["es"] },
+      rollupOptions: { output: { entryFileNames: "[name].js" } },
+    },
+  });
+  const outputs = Array.isArray(output) ? output : [output];
+  const chunk = outputs
+    .flatMap((o) => ("output" in o ? o.output : []))
+    .find((c) => c.type === "chunk" && c.fileName === "page.js");
+  if (chunk?.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
+  return chunk.code;
+}
+
+/** A static origin (loopback, its own port) serving `pageDir/index.html` at `/` and `script` at `/page.js`. */
+export function serveTestPage(pageDir: string, script: string): Promise<{ server: Server; origin: string }> {
+  const html = readFileSync(join(pageDir, "index.html"), "utf8");
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://x").pathname;
+    if (path === "/") response.writeHead(200, { "content-type": "text/html" }).end(html);
+    else if (path === "/page.js") response.writeHead(200, { "content-type": "text/javascript" }).end(script);
+    else if (path === "/favicon.ico") response.writeHead(204).end();
+    else response.writeHead(404).end();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
+}
