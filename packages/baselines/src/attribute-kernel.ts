@@ -12,7 +12,7 @@ import { type ChannelAxis, runEm } from "./em.js";
 import { answerTable, type EncodingRuntime, encodedQuery, encodingRuntime } from "./encoding.js";
 import { fail, MalformedReportError, tooLarge } from "./errors.js";
 import {
-  checkParameters,
+  checkPlanInputs,
   checkQuery,
   checkRecord,
   checkStore,
@@ -56,9 +56,7 @@ export function planAttributes(
   parameters: ProtocolParameters,
   options: EmOptions = {},
 ): AttributePlan {
-  const where = `${method}.plan`;
-  const cardinalities = checkParameters(where, parameters);
-  limitsOf(options);
+  const { cardinalities } = checkPlanInputs(method, parameters, options);
   const bits = method === "inpem" ? encodingRuntime(parameters.schema).bits : null;
   const reported = bits === null ? cardinalities.length : bits.reduce((s, b) => s + b, 0);
   return {

@@ -10,7 +10,7 @@ import {
 } from "./errors.js";
 import { createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
 import { runMethod } from "./run.js";
-import { bernoulliStore, chainStore, mixedSchema } from "./test-support.js";
+import { bernoulliStore, chainStore, mixedSchema, thrown } from "./test-support.js";
 import { describeMethodContract } from "./testing/index.js";
 
 const schema = mixedSchema();
@@ -102,30 +102,24 @@ describe("refusals before starting", () => {
   const d32 = uniformSchema(32);
 
   it("FC at d = 32 needs a 2^32-cell table", () => {
-    let error: MethodTooLargeError | undefined;
-    try {
-      createMethod("fc").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 3 });
-    } catch (e) {
-      error = e as MethodTooLargeError;
-    }
+    const error = thrown(() =>
+      createMethod("fc").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 3 }),
+    ) as MethodTooLargeError;
     expect(error).toBeInstanceOf(MethodTooLargeError);
     expect(error).toBeInstanceOf(CannotRunError);
-    expect(error!.needed).toBe(2 ** 32);
-    expect(error!.unit).toBe("cells");
-    expect(error!.message).toMatch(/fc\.plan: .*4,294,967,296 \(2\^32\) cells/);
+    expect(error.needed).toBe(2 ** 32);
+    expect(error.unit).toBe("cells");
+    expect(error.message).toMatch(/fc\.plan: .*4,294,967,296 \(2\^32\) cells/);
   });
 
   it("AM at d = 32, k = 8 has 10.5 M groups, more than n = 2^18 users", () => {
-    let error: MethodTooLargeError | undefined;
-    try {
-      createMethod("am").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 8 });
-    } catch (e) {
-      error = e as MethodTooLargeError;
-    }
+    const error = thrown(() =>
+      createMethod("am").plan({ schema: d32, n: 2 ** 18, eps: 1, k: 8 }),
+    ) as MethodTooLargeError;
     expect(error).toBeInstanceOf(MethodTooLargeError);
-    expect(error!.needed).toBe(10_518_300);
-    expect(error!.unit).toBe("users");
-    expect(error!.message).toMatch(/10,518,300 groups need at least as many users/);
+    expect(error.needed).toBe(10_518_300);
+    expect(error.unit).toBe("users");
+    expect(error.message).toMatch(/10,518,300 groups need at least as many users/);
   });
 
   it("the full-domain Cormode methods, the Marg methods and InpOLH's server refuse what they cannot hold", () => {

@@ -12,19 +12,10 @@ import {
   MalformedReportError,
   MethodTooLargeError,
 } from "./index.js";
+import { thrown } from "./test-support.js";
 
 const schema = (d: number) =>
   marginalAlgebra.createSchema(Array.from({ length: d }, (_, i) => ({ name: `a${i}`, cardinality: 2 })));
-
-/** Calls `f` and returns what it threw (fails the test if it returned). */
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a throw");
-}
 
 describe("one error family across packages (@calm-ldp/errors)", () => {
   it("every package exports the same InvalidParameterError class", () => {

@@ -11,7 +11,7 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
-import { checkAnswers, finishAnswer } from "./answers.js";
+import { finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
   BaselineOptions,
@@ -24,7 +24,7 @@ import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, store
 import { tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
-  checkParameters,
+  checkPlanInputs,
   checkQuery,
   checkRecord,
   checkStore,
@@ -33,7 +33,7 @@ import {
   planCardinalities,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
 
 /** @internal What a full-domain plan needs at run time, built once per plan object. */
 export interface FullDomainRuntime {
@@ -72,9 +72,7 @@ export function planFullDomain(
   parameters: ProtocolParameters,
   options: BaselineOptions = {},
 ): FullDomainPlan {
-  const where = `${method}.plan`;
-  const cardinalities = checkParameters(where, parameters);
-  const { maxCells, maxWork } = limitsOf(options);
+  const { where, cardinalities, maxCells, maxWork } = checkPlanInputs(method, parameters, options);
   const encoded = method !== "fc";
   const bits = encoded ? encodingRuntime(parameters.schema).bits : null;
   const domain = bits
@@ -220,9 +218,7 @@ export function fullDomainEstimate(
   aggregator: ReportAggregator<FullDomainReport>,
   answers: AnswerPostProcessing = "none",
 ): FullDomainSynopsis {
-  const where = `${plan.method}.estimate`;
-  const post = checkAnswers(where, answers);
-  const counts = checkAggregator(where, plan, aggregator, FullDomainAggregator).counts;
+  const [{ counts }, post] = checkEstimateInputs(plan, aggregator, FullDomainAggregator, answers);
   const runtime = fullDomainRuntime(plan);
   const full = counts.reports > 0 ? counts.estimate() : new Float64Array(plan.domain).fill(1 / plan.domain);
   const d = runtime.cardinalities.length;

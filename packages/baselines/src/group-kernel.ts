@@ -11,34 +11,28 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { partition, type Rng, uniformInt } from "@calm-ldp/random";
-import { checkAnswers, finishAnswer } from "./answers.js";
-import type {
-  AnswerPostProcessing,
-  BaselineOptions,
-  BaselineSynopsis,
-  GroupPlan,
-  GroupReport,
-} from "./api.js";
+import { finishAnswer } from "./answers.js";
+import type { AnswerPostProcessing, BaselineOptions, GroupPlan, GroupReport } from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime } from "./encoding.js";
 import { tooLarge } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
+import type { IntervalSynopsis } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
   checkKWay,
-  checkParameters,
+  checkPlanInputs,
   checkQuery,
   checkRecord,
   checkStore,
   checkUsersPerPart,
-  limitsOf,
   planBase,
   planCardinalities,
 } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
 import { perPlan, sharedPerDomain } from "./plan-cache.js";
-import { checkAggregator } from "./plan-fingerprint.js";
+import { checkEstimateInputs } from "./plan-fingerprint.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
 export interface GroupRuntime {
@@ -81,9 +75,7 @@ export function planGroups(
   parameters: ProtocolParameters,
   options: BaselineOptions = {},
 ): GroupPlan {
-  const where = `${method}.plan`;
-  const cardinalities = checkParameters(where, parameters);
-  const { maxCells } = limitsOf(options);
+  const { where, cardinalities, maxCells } = checkPlanInputs(method, parameters, options);
   const d = cardinalities.length;
   const { n, k } = parameters;
   const groups = checkUsersPerPart(where, "groups", d, k, n);
@@ -187,16 +179,13 @@ export function groupSimulate(plan: GroupPlan, store: RecordStore, rng: Rng): Gr
   return aggregator;
 }
 
-/** The synopsis of a grouped method. */
-export interface GroupSynopsis extends BaselineSynopsis {
+/** The synopsis of a grouped method (intervals: analytic, see `groupInterval`). */
+export interface GroupSynopsis extends IntervalSynopsis {
   readonly plan: GroupPlan;
   /** Per group, its unbiased estimate (AM: over the group's cells; Marg: over its codes); uniform when empty. */
   readonly tables: readonly Float64Array[];
   /** Groups that received no report. */
   readonly emptyGroups: readonly number[];
-  query(attributes: readonly number[]): MarginalTable;
-  /** With an interval (analytic, see `groupInterval`): `lower`, `upper`, `standardError` per cell. */
-  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -212,9 +201,7 @@ export function groupEstimate(
   aggregator: ReportAggregator<GroupReport>,
   answers: AnswerPostProcessing = "none",
 ): GroupSynopsis {
-  const where = `${plan.method}.estimate`;
-  const post = checkAnswers(where, answers);
-  const counts = checkAggregator(where, plan, aggregator, GroupAggregator);
+  const [counts, post] = checkEstimateInputs(plan, aggregator, GroupAggregator, answers);
   const runtime = groupRuntime(plan);
   const emptyGroups: number[] = [];
   const tables = counts.groups.map((group, g) => {

@@ -6,14 +6,8 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
-import { checkAnswers, finishAnswer } from "./answers.js";
-import type {
-  AnswerPostProcessing,
-  BaselineOptions,
-  BaselineSynopsis,
-  HadamardPlan,
-  HadamardReport,
-} from "./api.js";
+import { finishAnswer } from "./answers.js";
+import type { AnswerPostProcessing, BaselineOptions, HadamardPlan, HadamardReport } from "./api.js";
 import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
 import { malformed, tooLarge, UnsupportedQueryError } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
@@ -24,20 +18,20 @@ import {
   marginalEntries,
 } from "./hadamard-coefficient-entries.js";
 import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
+import type { IntervalSynopsis } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
   checkKWay,
-  checkParameters,
+  checkPlanInputs,
   checkQuery,
   checkRecord,
   checkStore,
   checkUsersPerPart,
   isIndex,
-  limitsOf,
   planBase,
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator } from "./plan-fingerprint.js";
+import { checkEstimateInputs } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
 import { randomizedBit, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
@@ -105,9 +99,7 @@ export function planHadamard(
   parameters: ProtocolParameters,
   options: BaselineOptions = {},
 ): HadamardPlan {
-  const where = `${method}.plan`;
-  checkParameters(where, parameters);
-  const { maxCells } = limitsOf(options);
+  const { where, maxCells } = checkPlanInputs(method, parameters, options);
   const bits = encodingRuntime(parameters.schema).bits;
   const d = bits.length;
   const { n, k, eps } = parameters;
@@ -230,17 +222,11 @@ export function hadamardSimulate(plan: HadamardPlan, store: RecordStore, rng: Rn
   return aggregator;
 }
 
-/** The synopsis of a Hadamard method. */
-export interface HadamardSynopsis extends BaselineSynopsis {
+/** The synopsis of a Hadamard method (intervals: InpHT/FT only, see `hadamardInterval`; MargHT throws `UnsupportedQueryError`). */
+export interface HadamardSynopsis extends IntervalSynopsis {
   readonly plan: HadamardPlan;
   /** Unbiased coefficient estimate per entry, `(mean of reported signs) / (2p - 1)`; 0 for an entry with no report. */
   readonly theta: Float64Array;
-  query(attributes: readonly number[]): MarginalTable;
-  /**
-   * With an interval (InpHT/FT only; see `hadamardInterval`): the answer with
-   * `lower`, `upper`, `standardError` per cell. MargHT throws `UnsupportedQueryError`.
-   */
-  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
 }
 
 /**
@@ -258,9 +244,7 @@ export function hadamardEstimate(
   aggregator: ReportAggregator<HadamardReport>,
   answers: AnswerPostProcessing = "none",
 ): HadamardSynopsis {
-  const where = `${plan.method}.estimate`;
-  const post = checkAnswers(where, answers);
-  const tallies = checkAggregator(where, plan, aggregator, HadamardAggregator);
+  const [tallies, post] = checkEstimateInputs(plan, aggregator, HadamardAggregator, answers);
   const runtime = hadamardRuntime(plan);
   const theta = new Float64Array(plan.entries);
   const scale = 1 / (2 * plan.p - 1);

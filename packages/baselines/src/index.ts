@@ -63,7 +63,7 @@ export {
   marginalCoefficientCount,
   planHadamard,
 } from "./hadamard-kernel.js";
-export { INTERVAL_METHODS, queryInterval } from "./intervals.js";
+export { INTERVAL_METHODS, type IntervalSynopsis, queryInterval } from "./intervals.js";
 export { DEFAULT_MAX_CELLS, DEFAULT_MAX_WORK } from "./params.js";
 export { type BeMethod, type CalmMethod, createBe, createCalm } from "./protocols/calm.js";
 export { createEm, createInpEm, type EmMethod } from "./protocols/em.js";

@@ -1,5 +1,5 @@
-import type { MarginalSynopsis } from "@calm-ldp/marginal-algebra";
-import type { MethodId } from "./api.js";
+import type { MarginalSynopsis, MarginalTable } from "@calm-ldp/marginal-algebra";
+import type { BaselineSynopsis, MethodId } from "./api.js";
 import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 
 /** Methods whose `query(attributes, { interval })` returns confidence intervals (README: which and why). */
@@ -11,6 +11,13 @@ export const INTERVAL_METHODS: readonly MethodId[] = Object.freeze([
   "margrr",
   "margps",
 ]);
+
+/** The synopsis of an analytic-interval method: `query` also answers with an interval per cell. */
+export interface IntervalSynopsis extends BaselineSynopsis {
+  query(attributes: readonly number[]): MarginalTable;
+  /** With an interval: the answer with `lower`, `upper`, `standardError` per cell (see the method's interval function). */
+  query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
+}
 
 /**
  * `synopsis.query(attributes, options)` with intervals for a method of

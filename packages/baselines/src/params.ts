@@ -41,6 +41,20 @@ export function checkParameters(where: string, parameters: ProtocolParameters): 
   return schema.attributes.map((a) => a.labels.length);
 }
 
+/**
+ * @internal What every plan builder starts with: `where` ("<method>.plan"), the
+ * validated parameters' cardinalities and the size limits with their defaults. O(d).
+ */
+export function checkPlanInputs(
+  method: string,
+  parameters: ProtocolParameters,
+  options: SizeLimits,
+): { where: string; cardinalities: number[]; maxCells: number; maxWork: number } {
+  const where = `${method}.plan`;
+  const cardinalities = checkParameters(where, parameters);
+  return { where, cardinalities, ...limitsOf(options) };
+}
+
 /** @internal Cardinalities of a plan's schema. */
 export function planCardinalities(plan: ProtocolPlan): number[] {
   return plan.schema.attributes.map((a) => a.labels.length);

@@ -1,4 +1,6 @@
 import type { ProtocolPlan } from "@calm-ldp/marginal-algebra";
+import { checkAnswers } from "./answers.js";
+import type { AnswerPostProcessing } from "./api.js";
 import { InvalidParameterError } from "./errors.js";
 
 const cache = new WeakMap<object, string>();
@@ -16,6 +18,20 @@ export function planFingerprint(plan: ProtocolPlan): string {
   return text;
 }
 
+/** @internal `candidate` as an instance of `type` built for `plan` (same fingerprint); else InvalidParameterError with `wrongType` or `wrongPlan`. */
+function ofPlan<T extends { readonly plan: ProtocolPlan }>(
+  plan: ProtocolPlan,
+  candidate: unknown,
+  type: abstract new (...args: never[]) => T,
+  wrongType: () => string,
+  wrongPlan: string,
+): T {
+  if (!(candidate instanceof type)) throw new InvalidParameterError(wrongType());
+  if (candidate.plan !== plan && planFingerprint(candidate.plan) !== planFingerprint(plan))
+    throw new InvalidParameterError(wrongPlan);
+  return candidate;
+}
+
 /** @internal Throw unless `other` is an instance of `type` built for a plan with the same fingerprint. */
 export function checkMergeable<T extends { readonly plan: ProtocolPlan }>(
   where: string,
@@ -23,13 +39,13 @@ export function checkMergeable<T extends { readonly plan: ProtocolPlan }>(
   other: unknown,
   type: abstract new (...args: never[]) => T,
 ): T {
-  if (!(other instanceof type))
-    throw new InvalidParameterError(
-      `${where}: can only merge an aggregator of the same method (got ${String(other)})`,
-    );
-  if (planFingerprint(other.plan) !== planFingerprint(self.plan))
-    throw new InvalidParameterError(`${where}: the other aggregator belongs to a different plan`);
-  return other;
+  return ofPlan(
+    self.plan,
+    other,
+    type,
+    () => `${where}: can only merge an aggregator of the same method (got ${String(other)})`,
+    `${where}: the other aggregator belongs to a different plan`,
+  );
 }
 
 /** @internal Throw unless the aggregator given to `estimate` is an instance of `type` for this plan. */
@@ -39,9 +55,27 @@ export function checkAggregator<T extends { readonly plan: ProtocolPlan }>(
   aggregator: unknown,
   type: abstract new (...args: never[]) => T,
 ): T {
-  if (!(aggregator instanceof type))
-    throw new InvalidParameterError(`${where}: the aggregator must come from this method's createAggregator`);
-  if (aggregator.plan !== plan && planFingerprint(aggregator.plan) !== planFingerprint(plan))
-    throw new InvalidParameterError(`${where}: the aggregator belongs to a different plan`);
-  return aggregator;
+  return ofPlan(
+    plan,
+    aggregator,
+    type,
+    () => `${where}: the aggregator must come from this method's createAggregator`,
+    `${where}: the aggregator belongs to a different plan`,
+  );
+}
+
+/**
+ * @internal What a linear method's estimate starts with: the `answers` option
+ * checked, then the aggregator checked as the method's own (`type`, this plan),
+ * both named `<method>.estimate` in errors. O(1) (the plan's fingerprint once).
+ */
+export function checkEstimateInputs<T extends { readonly plan: ProtocolPlan }>(
+  plan: ProtocolPlan,
+  aggregator: unknown,
+  type: abstract new (...args: never[]) => T,
+  answers: AnswerPostProcessing,
+): [T, AnswerPostProcessing] {
+  const where = `${plan.method}.estimate`;
+  const post = checkAnswers(where, answers);
+  return [checkAggregator(where, plan, aggregator, type), post];
 }

@@ -19,7 +19,7 @@ import {
   type Rng,
   uniformInt,
 } from "@calm-ldp/random";
-import { checkAnswers, finishAnswer } from "./answers.js";
+import { finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
   BaselineSynopsis,
@@ -31,18 +31,10 @@ import type {
 import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
 import { fail, malformed, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
-import {
-  checkParameters,
-  checkQuery,
-  checkRecord,
-  checkStore,
-  isIndex,
-  limitsOf,
-  planBase,
-} from "./params.js";
+import { checkPlanInputs, checkQuery, checkRecord, checkStore, isIndex, planBase } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
-import { checkAggregator } from "./plan-fingerprint.js";
+import { checkEstimateInputs } from "./plan-fingerprint.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
 import { randomizedBit, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
@@ -91,9 +83,7 @@ export function planSketch(
   parameters: ProtocolParameters,
   options: SketchOptions = {},
 ): SketchPlan {
-  const where = `${method}.plan`;
-  checkParameters(where, parameters);
-  const { maxCells } = limitsOf(options);
+  const { where, maxCells } = checkPlanInputs(method, parameters, options);
   const bits = encodingRuntime(parameters.schema).bits;
   const totalBits = bits.reduce((s, b) => s + b, 0);
   const domain = 2 ** totalBits;
@@ -331,9 +321,7 @@ export function cmsEstimate(
   aggregator: ReportAggregator<SketchReport>,
   answers: AnswerPostProcessing = "none",
 ): SketchSynopsis {
-  const where = `${plan.method}.estimate`;
-  const post = checkAnswers(where, answers);
-  const rows = checkAggregator(where, plan, aggregator, CmsAggregator).rows;
+  const [{ rows }, post] = checkEstimateInputs(plan, aggregator, CmsAggregator, answers);
   return sketchSynopsis(
     plan,
     rows.map((row) => (row.reports > 0 ? row.estimate() : null)),
@@ -352,9 +340,7 @@ export function hcmsEstimate(
   aggregator: ReportAggregator<HadamardSketchReport>,
   answers: AnswerPostProcessing = "none",
 ): SketchSynopsis {
-  const where = `${plan.method}.estimate`;
-  const post = checkAnswers(where, answers);
-  const tallies = checkAggregator(where, plan, aggregator, HcmsAggregator);
+  const [tallies, post] = checkEstimateInputs(plan, aggregator, HcmsAggregator, answers);
   const { p } = sketchRuntime(plan);
   const span = plan.width - 1;
   const buckets = Array.from({ length: plan.rows }, (_, j) => {

@@ -24,3 +24,13 @@ export function moments(values: readonly number[]): { mean: number; variance: nu
   const variance = values.reduce((s, x) => s + (x - mean) ** 2, 0) / (values.length - 1);
   return { mean, variance };
 }
+
+/** @internal Calls `f` and returns what it threw (fails the test if it returned). */
+export function thrown(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw");
+}

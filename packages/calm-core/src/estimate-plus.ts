@@ -11,7 +11,9 @@ import type { CalmPlan } from "./api.js";
 import { coefficientVariances } from "./coefficient-variance.js";
 import { CannotRunError, invalid } from "./errors.js";
 import type { CalmAnswer, CalmEstimateOptions, CalmSynopsis } from "./estimate.js";
+import type { GraphicalModel } from "./graphical-model.js";
 import { interactionTransform } from "./interaction-basis.js";
+import { fitJoint, type JointFitOptions } from "./joint-fit.js";
 import { planRuntime } from "./runtime.js";
 
 /** How {@link estimateCalmPlus} shrinks the pooled interaction coefficients. */
@@ -48,6 +50,52 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    * coefficients touching a large cell are much noisier than the others.
    */
   variance?: "plugin" | "uniform";
+  /**
+   * How the views and answers are made from the pooled coefficients (default
+   * "pooled"): "pooled" rebuilds the views from the shrunk coefficients, makes them
+   * non-negative by CALM's post-processing loop and answers by maximum entropy per
+   * query; "joint" fits one graphical model to them (see `fitJoint`: consistency
+   * and non-negativity by construction, every coefficient weighted by its
+   * variance) and answers by inference in it. Falls back to "pooled" (saying so in
+   * `joint.fallback`) when the model's junction tree exceeds `joint.maxModelCells`.
+   */
+  estimator?: "pooled" | "joint";
+  /** Options of the "joint" estimator. */
+  joint?: CalmPlusJointOptions;
+}
+
+/** Options of calm-plus's "joint" estimator. */
+export interface CalmPlusJointOptions extends JointFitOptions {
+  /**
+   * What the model is fitted to (default "shrunk"): the empirical-Bayes posterior
+   * means of the pooled coefficients, each weighted by 1 / (max(f, 0.05) tau^2)
+   * (the normal posterior's variance f tau^2 for shrinkage factor f, floored to
+   * keep the fit well conditioned), every population coefficient counted once; or
+   * the views' raw unbiased coefficients, each weighted by 1 / its variance (the
+   * plain Private-PGM maximum-likelihood fit, no shrinkage).
+   */
+  targets?: "shrunk" | "raw";
+  /**
+   * How queries are answered (default "model"): by inference in the fitted model,
+   * or by maximum entropy per query over the model's view marginals plus, as the
+   * pooled estimator does, the empirical-Bayes prediction of the query's pairs no
+   * view holds (see `unmeasuredPairs`; the model itself leaves them to its own
+   * maximum entropy, which holding them would make one clique of the whole domain).
+   */
+  answers?: "model" | "maxent";
+}
+
+/** What the "joint" estimator did. */
+export interface CalmPlusJointReport {
+  /** Mirror-descent steps, convergence and final loss of the fit (absent after a fallback). */
+  readonly iterations?: number;
+  readonly converged?: boolean;
+  readonly loss?: number;
+  /** Cells of the junction tree's largest clique and of all its cliques. */
+  readonly largestClique?: number;
+  readonly totalCells?: number;
+  /** Why the joint fit was not used (the size it would need); the pooled estimator answered. */
+  readonly fallback?: string;
 }
 
 /** The shrinkage applied to the coefficients of one interaction order. */
@@ -72,8 +120,13 @@ export interface CalmPlusSynopsis extends CalmSynopsis {
   readonly fittedViews: readonly MarginalTable[];
   /** Per interaction order, the empirical-Bayes shrinkage applied. */
   readonly shrinkage: readonly CalmPlusOrderShrinkage[];
-  /** False when the non-negativity loop hit its round cap (see `postProcess`); never silently hidden. */
+  /**
+   * False when the non-negativity loop hit its round cap (see `postProcess`) or,
+   * with the "joint" estimator, when the fit hit its step cap; never silently hidden.
+   */
   readonly converged: boolean;
+  /** With `estimator: "joint"`: what the joint fit did, or why it fell back. */
+  readonly joint?: CalmPlusJointReport;
 }
 
 /** Pooled estimate of one interaction coefficient (attribute set T, contrast digits j). */
@@ -86,6 +139,8 @@ interface Pooled {
   precision: number;
   /** Final (shrunk) value. */
   value: number;
+  /** Shrinkage factor of the residual (1 = kept, 0 = at the target); 1 without shrinkage. */
+  factor: number;
   /** For order >= 2: the one-way entries (a, j_a) of its support, whose product is its independence target. */
   parts: Pooled[];
 }
@@ -153,6 +208,15 @@ export function estimateCalmPlus(
   const variance = options.variance ?? "plugin";
   if (variance !== "plugin" && variance !== "uniform")
     invalid("estimateCalmPlus", 'variance must be "plugin" or "uniform"', variance);
+  const estimator = options.estimator ?? "pooled";
+  if (estimator !== "pooled" && estimator !== "joint")
+    invalid("estimateCalmPlus", 'estimator must be "pooled" or "joint"', estimator);
+  const jointTargets = options.joint?.targets ?? "shrunk";
+  const jointAnswers = options.joint?.answers ?? "model";
+  if (jointAnswers !== "model" && jointAnswers !== "maxent")
+    invalid("estimateCalmPlus", 'joint.answers must be "model" or "maxent"', jointAnswers);
+  if (jointTargets !== "shrunk" && jointTargets !== "raw")
+    invalid("estimateCalmPlus", 'joint.targets must be "shrunk" or "raw"', jointTargets);
   const runtime = planRuntime(plan);
   const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
   const emptyViews: number[] = [];
@@ -193,6 +257,16 @@ export function estimateCalmPlus(
     return new Float64Array(plan.views[v]!.cells).fill(value);
   });
   let fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
+  // The variances of every view's coefficients used by the last pass (for the joint fit).
+  const lastVariances: Float64Array[] = plan.views.map((view, v) => {
+    const oracle = runtime.oracles[v]!;
+    const reports = aggregator.views[v]!.reports;
+    return new Float64Array(view.cells).fill(
+      reports > 0
+        ? coefficientVariance(view.oracle, view.cells, reports, oracle.p, oracle.q)
+        : Number.POSITIVE_INFINITY,
+    );
+  });
   if (variance === "plugin") {
     // Pass 2: every coefficient's variance at the pass-1 fit of its view (clipped at 0,
     // renormalised): heteroscedastic weights for pooling and shrinkage.
@@ -204,7 +278,7 @@ export function estimateCalmPlus(
       for (let i = 0; i < f.length; i++) f[i] = total > 0 ? f[i]! / total : 1 / f.length;
       const ofF = Float64Array.from(f);
       interactionTransform(ofF, runtime.viewCardinalities[v]!, false);
-      return coefficientVariances(
+      const variances = coefficientVariances(
         plan.views[v]!.oracle,
         oracle.p,
         oracle.q,
@@ -213,12 +287,50 @@ export function estimateCalmPlus(
         runtime.viewCardinalities[v]!,
         ofF,
       );
+      lastVariances[v] = variances;
+      return variances;
     });
     fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
   }
+  let joint: CalmPlusJointReport | undefined;
+  let jointViews: MarginalTable[] | undefined;
+  if (estimator === "joint") {
+    const result = jointSynopsis(
+      plan,
+      cardinalities,
+      runtime.viewCardinalities,
+      viewKeys,
+      viewScales,
+      viewCoefficients,
+      lastVariances,
+      jointTargets,
+      options.joint ?? {},
+      maxQueryCells,
+    );
+    if ("fallback" in result) joint = { fallback: result.fallback };
+    else if (jointAnswers === "maxent") {
+      joint = result.report;
+      jointViews = result.views;
+    } else
+      return {
+        plan,
+        views: result.views,
+        rawViews,
+        fittedViews,
+        postProcess: undefined,
+        emptyViews,
+        shrinkage: orders,
+        converged: result.report.converged!,
+        joint: result.report,
+        answer: result.answer,
+        query: (attributes) => result.answer(attributes).table,
+      };
+  }
   const postProcess: PostProcessResult | undefined =
-    options.postProcess === false ? undefined : postProcessViews(fittedViews, options.postProcessOptions);
-  const views = postProcess ? postProcess.views : fittedViews;
+    jointViews || options.postProcess === false
+      ? undefined
+      : postProcessViews(fittedViews, options.postProcessOptions);
+  const views = jointViews ?? (postProcess ? postProcess.views : fittedViews);
   const maxEntropyOptions = { ...(options.maxEntropy ?? {}), cardinalities };
   const unmeasured = options.unmeasuredPairs ?? "prior";
   if (unmeasured !== "prior" && unmeasured !== "independence")
@@ -267,10 +379,131 @@ export function estimateCalmPlus(
     postProcess,
     emptyViews,
     shrinkage: orders,
-    converged: postProcess ? postProcess.converged : true,
+    converged: jointViews ? joint!.converged! : postProcess ? postProcess.converged : true,
+    ...(joint ? { joint } : {}),
     answer,
     query: (attributes) => answer(attributes).table,
   };
+}
+
+/**
+ * calm-plus's "joint" estimator: per view, targets and weights in its interaction
+ * basis, then `fitJoint` (one graphical model for all views) and answers by
+ * inference in it. "shrunk": every population coefficient beta_{T,j} counted once
+ * (in the first view holding it): target value / scale, weight scale^2 / (max(f,
+ * 0.05) tau^2) (tau^2 = 1 / pooled precision, f its shrinkage factor); "raw":
+ * every view's own unbiased coefficient with weight 1 / its variance. A model too
+ * large (`CannotRunError` from the junction tree) returns `fallback` with its
+ * message. Cost: see `fitJoint`; queries by variable elimination (`GraphicalModel.query`).
+ */
+function jointSynopsis(
+  plan: CalmPlan,
+  cardinalities: readonly number[],
+  viewCardinalities: readonly (readonly number[])[],
+  viewKeys: readonly (readonly (Pooled | undefined)[])[],
+  viewScales: readonly Float64Array[],
+  viewCoefficients: readonly (Float64Array | undefined)[],
+  variances: readonly Float64Array[],
+  targets: "shrunk" | "raw",
+  options: CalmPlusJointOptions,
+  maxQueryCells: number,
+):
+  | { fallback: string }
+  | {
+      views: MarginalTable[];
+      report: CalmPlusJointReport;
+      answer: (attributes: readonly number[]) => CalmAnswer;
+    } {
+  const order = plan.views.map((view) => [...view.attributes]);
+  if (order.some((view) => view.some((a, i) => i > 0 && a <= view[i - 1]!)))
+    return { fallback: "calm-plus joint: the plan's view attributes are not ascending" };
+  const seen = new Set<Pooled>();
+  const targetArrays: Float64Array[] = [];
+  const weightArrays: Float64Array[] = [];
+  plan.views.forEach((view, v) => {
+    const t = new Float64Array(view.cells);
+    const w = new Float64Array(view.cells);
+    t[0] = 1 / Math.sqrt(view.cells);
+    const keys = viewKeys[v]!;
+    const scales = viewScales[v]!;
+    const raw = viewCoefficients[v];
+    for (let u = 1; u < view.cells; u++) {
+      const entry = keys[u]!;
+      const scale = scales[u]!;
+      if (targets === "raw") {
+        t[u] = raw ? raw[u]! : 0;
+        w[u] = raw && Number.isFinite(variances[v]![u]!) && variances[v]![u]! > 0 ? 1 / variances[v]![u]! : 0;
+      } else {
+        t[u] = entry.value / scale;
+        if (!seen.has(entry) && entry.precision > 0) {
+          seen.add(entry);
+          w[u] = (scale * scale * entry.precision) / Math.max(entry.factor, 0.05);
+        }
+      }
+    }
+    targetArrays.push(t);
+    weightArrays.push(w);
+  });
+  let fit: ReturnType<typeof fitJoint>;
+  try {
+    fit = fitJoint(cardinalities, order, targetArrays, weightArrays, options);
+  } catch (error) {
+    if (error instanceof CannotRunError) return { fallback: error.message };
+    throw error;
+  }
+  const model: GraphicalModel = fit.model;
+  const views = plan.views.map((view, v) =>
+    createTable(view.attributes, viewCardinalities[v]!, {
+      cells: Float64Array.from(fit.marginals[v]!),
+      unit: "fraction",
+    }),
+  );
+  const report: CalmPlusJointReport = {
+    iterations: fit.iterations,
+    converged: fit.converged,
+    loss: fit.loss,
+    largestClique: model.largestClique,
+    totalCells: model.totalCells,
+  };
+  const answer = (attributes: readonly number[]): CalmAnswer => {
+    const sorted = [...attributes].sort((x, y) => x - y);
+    sorted.forEach((a, i) => {
+      if (!Number.isInteger(a) || a < 0 || a >= cardinalities.length)
+        invalid("calm-plus query", `attributes must be integers in 0..${cardinalities.length - 1}`, a);
+      if (i > 0 && a === sorted[i - 1])
+        invalid("calm-plus query", "attributes must be distinct", attributes.join(","));
+    });
+    let cells = 1;
+    for (const a of sorted) cells *= cardinalities[a] ?? 1;
+    if (cells > maxQueryCells)
+      throw new CannotRunError(
+        `calm-plus: the query over ${attributes.length} attributes needs a table of ${cells} cells, above maxQueryCells = ${maxQueryCells}`,
+      );
+    const table = createTable(
+      sorted,
+      sorted.map((a) => cardinalities[a]!),
+      { cells: model.query(fit.theta, sorted, maxQueryCells), unit: "fraction" },
+    );
+    const holder = order.find((view) => sorted.every((a) => view.includes(a)));
+    return {
+      table,
+      method: holder ? "projection" : "maxent",
+      diagnostics: {
+        table,
+        method: holder ? "projection" : "ipf",
+        constraints: order.filter((view) => view.some((a) => sorted.includes(a))),
+        iterations: fit.iterations,
+        maxResidual: 0,
+        converged: fit.converged,
+        stalled: false,
+        totalRestored: false,
+        maxDisagreement: 0,
+        clippedMass: 0,
+        inconsistent: false,
+      },
+    };
+  };
+  return { views, report, answer };
 }
 
 /**
@@ -292,6 +525,7 @@ function poolAndShrink(
     entry.weighted = 0;
     entry.precision = 0;
     entry.value = 0;
+    entry.factor = 1;
   }
   plan.views.forEach((_, v) => {
     const coefficients = viewCoefficients[v];
@@ -412,13 +646,14 @@ function coefficientKeys(
               weighted: 0,
               precision: 0,
               value: 0,
+              factor: 1,
               parts: [],
             };
             pooled.set(partKey, part);
           }
           parts.push(part);
         }
-      entry = { order, block, weighted: 0, precision: 0, value: 0, parts };
+      entry = { order, block, weighted: 0, precision: 0, value: 0, factor: 1, parts };
       pooled.set(key, entry);
     }
     keys[u] = entry;
@@ -504,6 +739,7 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
     let factorSum = 0;
     measured.forEach((entry, i) => {
       entry.value += factors[i]! * residual[i]!;
+      entry.factor = factors[i]!;
       excess += residual[i]! * residual[i]! - tau2[i]!;
       noise += tau2[i]!;
       factorSum += factors[i]!;

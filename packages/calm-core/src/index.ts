@@ -26,6 +26,8 @@ export {
 } from "./estimate.js";
 export {
   type CalmPlusEstimateOptions,
+  type CalmPlusJointOptions,
+  type CalmPlusJointReport,
   type CalmPlusOrderShrinkage,
   type CalmPlusShrinkage,
   type CalmPlusSynopsis,
@@ -39,6 +41,7 @@ export {
   type IntervalMethod,
   normalInterval,
 } from "./interval.js";
+export { fitJoint, type JointFit, type JointFitOptions } from "./joint-fit.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
 export { normalCdf, normalQuantile, twoSidedZ } from "./normal-quantile.js";
 export { adaptiveOracle, planCalm } from "./plan.js";

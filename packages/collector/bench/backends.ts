@@ -12,13 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import {
-  type CollectorStorage,
-  openClickHouseStorage,
-  openDuckDbStorage,
-  openPostgresStorage,
-  parseClickHouseUrl,
-} from "../src/index.js";
+import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import type { CollectorStorage } from "../src/index.js";
+import { openPostgresStorage } from "../src/postgres.js";
 
 export type BackendName = "duckdb" | "postgres" | "clickhouse";
 

@@ -19,7 +19,8 @@
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { type CollectorStorage, parseClickHouseUrl, planRound, validateBatch } from "../src/index.js";
+import { parseClickHouseUrl } from "../src/clickhouse.js";
+import { type CollectorStorage, planRound, validateBatch } from "../src/index.js";
 import { type BackendName, benchBackend } from "./backends.js";
 
 const argument = (name: string, fallback: string) => {

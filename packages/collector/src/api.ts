@@ -113,7 +113,11 @@ export interface SupportCounts {
 export interface CollectorStorage {
   /** "duckdb" or "postgres". */
   readonly backend: string;
-  /** Store a new round; the database assigns its number. */
+  /**
+   * Store a new round; the database assigns its number. A round whose id is
+   * stored already is not stored again: the stored round is returned (collectors
+   * sharing PostgreSQL or ClickHouse opening the same campaign round get one round).
+   */
   createRound(round: Omit<StoredRound, "no">): Promise<StoredRound>;
   /** The round with this public id, if any. */
   findRound(id: string): Promise<StoredRound | undefined>;

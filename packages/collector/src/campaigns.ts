@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
 import { CannotRunError } from "@calm-ldp/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -120,9 +120,16 @@ type Params = { id: string };
  * With `roundEvery`, a round older than the schedule is closed and the next opened
  * whenever the campaign is read (any of the routes above): clients ask `current`
  * before reporting; a report batch for a scheduled round past its window closes
- * that round first and is refused (409 `round-closed`). Rolling over is serialized within one collector process;
- * several collectors on one database may race to open a round (then two rounds
- * share an index and both are listed). Unknown campaign: 404 `campaign-not-found`.
+ * that round first and is refused (409 `round-closed`). Rolling over is serialized within one
+ * collector process; across collector processes on one database it is atomic per round: the
+ * round of index i has the id {@link campaignRoundId}(campaign, i), and creating a round whose id
+ * is stored yields the stored round (PostgreSQL: unique id, insert-or-read in one transaction;
+ * ClickHouse: the round number is a hash of the id, readers take one row per id), so two
+ * collectors that both see a window end open the same round, never two rounds of one index.
+ * (On ClickHouse each racer writes its own row of that round: readers show the earliest opening
+ * time, and after ClickHouse merges the rows the surviving one's, so a raced round's `openedAt` may
+ * move by the race's duration, milliseconds; its id, index, plan and reports do not.)
+ * Unknown campaign: 404 `campaign-not-found`.
  * Cost: one `listRounds` per request, O(rounds); a series costs one aggregate
  * query and one estimate per round.
  */
@@ -150,9 +157,16 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
 
   const openRound = async (campaign: Campaign): Promise<StoredRound> => {
     const index = campaign.rounds.length === 0 ? 0 : campaign.rounds.at(-1)!.index + 1;
+    const id = campaignRoundId(campaign.id, index);
+    // Another collector on this database may have opened it already: then it is that round.
+    const existing = await storage.findRound(id);
+    if (existing) {
+      rounds.set(existing.id, existing);
+      return existing;
+    }
     const { campaign: _tag, ...request } = campaign.definition.request;
     const round = await storage.createRound({
-      id: randomUUID(),
+      id,
       createdAt: context.now().toISOString(),
       plan: campaign.definition.plan, // ONE plan for the whole campaign, not re-planned
       request: {
@@ -447,4 +461,26 @@ function rangeFilter(from: string | undefined, to: string | undefined) {
 export function roundEstimateOptions(round: StoredRound): { instantEps?: number } {
   const tag = round.request.campaign;
   return tag?.role === "round" && tag.instantEps !== undefined ? { instantEps: tag.instantEps } : {};
+}
+
+/**
+ * The id of round `index` of a campaign: a name-based UUID (RFC 9562 version 5:
+ * SHA-1 of the campaign's id as namespace and `round/<index>`), so every
+ * collector derives the same id for the same round and concurrent roll-overs on
+ * one database open one round, not two. Public like every round id (it says no
+ * more than the campaign id and the index). O(1).
+ */
+export function campaignRoundId(campaign: string, index: number): string {
+  return uuidV5(campaign, `round/${index}`);
+}
+
+/** RFC 9562 version-5 UUID of `name` (UTF-8) in the UUID `namespace`. O(length). @internal */
+export function uuidV5(namespace: string, name: string): string {
+  const bytes = Buffer.from(namespace.replaceAll("-", ""), "hex");
+  if (bytes.length !== 16) throw new CannotRunError(`namespace ${JSON.stringify(namespace)} is not a UUID`);
+  const hash = createHash("sha1").update(bytes).update(name, "utf8").digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -89,7 +89,8 @@ export interface ClickHouseStorageOptions {
   readonly requestTimeout?: number;
 }
 
-type Job = { round: StoredRound; reports: readonly AcceptedReport[] };
+/** `force`: store even if the shard has the round closed (the rest of the batch was stored). */
+type Job = { round: StoredRound; reports: readonly AcceptedReport[]; force?: boolean };
 /** What a job of a closed round returns (storeReports throws RoundClosedError). */
 const CLOSED = Symbol("closed");
 type JobResult = StoreResult | typeof CLOSED;
@@ -249,6 +250,8 @@ class ClickHouseStorage implements CollectorStorage {
       throw new StorageError(
         `round number ${no} of round ${round.id} is taken by round ${String(taken[0]![0])}`,
       );
+    // Stored already (another collector opened the same campaign round): that is the round.
+    if (taken.length > 0) return (await this.findRound(round.id))!;
     const row = {
       round_no: no,
       round_id: round.id,
@@ -263,7 +266,9 @@ class ClickHouseStorage implements CollectorStorage {
         ),
       ),
     );
-    return { ...round, no };
+    // Two collectors racing on one id both insert a row with the same number (one round:
+    // reports are keyed by the number); readers take the earliest opening time.
+    return (await this.findRound(round.id)) ?? { ...round, no };
   }
 
   async findRound(id: string): Promise<StoredRound | undefined> {
@@ -276,7 +281,7 @@ class ClickHouseStorage implements CollectorStorage {
           select(
             client,
             `SELECT round_no, round_id, created_at, plan, request FROM ${this.#db}.calm_rounds
-             WHERE round_id = '${id}' LIMIT 1`,
+             WHERE round_id = '${id}' ORDER BY created_at LIMIT 1`,
           ),
         );
         return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
@@ -295,7 +300,7 @@ class ClickHouseStorage implements CollectorStorage {
         const rows = await this.#guard("read", () =>
           select(
             client,
-            `SELECT any(round_no), round_id, any(created_at) AS c, any(plan), any(request)
+            `SELECT any(round_no), round_id, min(created_at) AS c, any(plan), any(request)
              FROM ${this.#db}.calm_rounds GROUP BY round_id ORDER BY c, round_id`,
           ),
         );
@@ -325,7 +330,17 @@ class ClickHouseStorage implements CollectorStorage {
     const failed = results.find((r) => r.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
     const values = results.map((r) => (r as PromiseFulfilledResult<JobResult>).value);
-    if (values.includes(CLOSED)) throw new RoundClosedError(round.id);
+    if (
+      values.includes(CLOSED) &&
+      values.every((value, shard) => value === CLOSED || parts[shard]!.length === 0)
+    )
+      throw new RoundClosedError(round.id);
+    // The close reached some shards while this batch was in flight (a close writes every shard in
+    // turn): the batch is stored whole, as a batch in flight at closing may be, and acknowledged,
+    // never half stored and refused.
+    for (const [shard, value] of values.entries())
+      if (value === CLOSED)
+        values[shard] = await this.#writers[shard]!.submit({ round, reports: parts[shard]!, force: true });
     const stored = values.reduce((s, r) => s + (r as StoreResult).stored, 0);
     return { stored, duplicates: reports.length - stored };
   }
@@ -510,13 +525,13 @@ class ClickHouseStorage implements CollectorStorage {
             )
           ).map((row) => String(row[0])),
         );
-        if (held.has("closed")) {
-          for (const job of group) results.set(job, CLOSED);
-          continue;
-        }
         const rows: { round_no: number; report_id: string; view: number; cells: readonly number[] }[] = [];
         let duplicates = 0;
         for (const job of group) {
+          if (held.has("closed") && !job.force) {
+            results.set(job, CLOSED);
+            continue;
+          }
           let stored = 0;
           for (const report of job.reports) {
             if (held.has(report.id)) continue;

@@ -179,6 +179,9 @@ class DuckDbStorage implements CollectorStorage {
   }
 
   async createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
+    // One process owns the file: a stored id is found before the insert.
+    const stored = await this.findRound(round.id);
+    if (stored) return stored;
     return (await this.#submit({ kind: "round", round })) as StoredRound;
   }
 

@@ -1,3 +1,5 @@
+// The main entry imports no database driver: the backends are the subpaths
+// `@calm-ldp/collector/duckdb`, `/postgres` and `/clickhouse` (see open-storage.ts).
 export type {
   AcceptedReport,
   CollectorOptions,
@@ -13,17 +15,9 @@ export type {
 } from "./api.js";
 export { bearerChecker } from "./auth.js";
 export { decodeBase64 } from "./base64-decode.js";
-export {
-  type ClickHouseLocation,
-  type ClickHouseStorageOptions,
-  openClickHouseStorage,
-  parseClickHouseUrl,
-  shardOf,
-} from "./clickhouse-storage.js";
 export { CorsPolicy, parseAllowedOrigins } from "./cors.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
-export { type DuckDbStorageOptions, openDuckDbStorage } from "./duckdb-storage.js";
 export { InvalidParameterError, RequestRejectedError, RoundClosedError, StorageError } from "./errors.js";
 export {
   aggregatorFromCounts,
@@ -34,7 +28,6 @@ export {
 } from "./estimate-marginal.js";
 export { GroupCommit } from "./group-commit.js";
 export { openStorage, type StorageLocation } from "./open-storage.js";
-export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
 export { queryAttributes } from "./query-attributes.js";
 export { parseRateLimit, type RateLimit, RateLimiter } from "./rate-limit.js";
 export { viewOracles } from "./round-runtime.js";

@@ -162,12 +162,21 @@ class PostgresStorage implements CollectorStorage {
 
   createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
     return this.#write(async (client) => {
+      // A round whose id is stored already (another collector opened the same campaign round,
+      // see campaigns.ts) is not stored again: the stored one is the round (waits for a racing
+      // insert to commit, then reads it).
       const result = await client.query(
         `INSERT INTO calm_rounds (round_id, created_at, plan, request) VALUES ($1, $2, $3, $4)
-         RETURNING round_no`,
+         ON CONFLICT (round_id) DO NOTHING RETURNING round_no`,
         [round.id, round.createdAt, JSON.stringify(round.plan), JSON.stringify(round.request)],
       );
-      return { ...round, no: Number(result.rows[0].round_no) };
+      if (result.rows.length > 0) return { ...round, no: Number(result.rows[0].round_no) };
+      const stored = await client.query({
+        text: "SELECT round_no, round_id::text, created_at, plan, request FROM calm_rounds WHERE round_id = $1",
+        values: [round.id],
+        rowMode: "array",
+      });
+      return roundFromRow(stored.rows[0]);
     });
   }
 

@@ -55,6 +55,11 @@ async function scenario(storage: CollectorStorage) {
     const described = await call(`${url}/v1/campaigns/${campaign}`, "GET");
     const series = await call(`${url}/v1/campaigns/${campaign}/marginals?attrs=b0,b1`, "GET");
     const late = await post(created.body.round as string, 1).catch((e) => e);
+    // Creating a stored round again (as a second collector opening the same campaign round does)
+    // yields the stored round and stores nothing.
+    const stored = (await storage.findRound(next.body.round as string))!;
+    const before = (await storage.listRounds!()).length;
+    const again = await storage.createRound({ ...stored, createdAt: new Date(0).toISOString() });
     return {
       current: [current.body.index, current.body.round === next.body.round],
       rounds: (described.body.rounds as { index: number; closedAt: string | null }[]).map((r) => [
@@ -64,6 +69,11 @@ async function scenario(storage: CollectorStorage) {
       samePlan: JSON.stringify(readPlan(current.body.plan)) === JSON.stringify(plan),
       n: (series.body.series as { n: number }[]).map((p) => p.n),
       late: [late.status, late.reason],
+      recreated: [
+        again.no === stored.no,
+        again.createdAt === stored.createdAt,
+        (await storage.listRounds!()).length - before,
+      ],
     };
   } finally {
     await collector.close();
@@ -79,6 +89,7 @@ const expected = {
   samePlan: true,
   n: [40, 25],
   late: [409, "round-closed"],
+  recreated: [true, true, 0],
 };
 
 describe("campaigns on every backend", () => {

@@ -14,9 +14,10 @@ import {
 } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseRoundEvery } from "../src/campaigns.js";
+import { campaignRoundId, parseRoundEvery, uuidV5 } from "../src/campaigns.js";
 import { decodeReport } from "../src/decode-report.js";
-import { openDuckDbStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type RunningCollector, startCollector } from "../src/index.js";
 import { call, TOKEN, tempDir } from "./support.js";
 
 /** A request without the admin token (what a browser or a stranger sends). */
@@ -44,6 +45,23 @@ function record(rng: ReturnType<typeof seededRng>, share: number): number[] {
   const a0 = u() < share ? 1 : 0;
   return [a0, u() < 0.8 ? a0 : 1 - a0, u() < 0.5 ? 1 : 0, u() < 0.5 ? 1 : 0, u() < 0.5 ? 1 : 0];
 }
+
+describe("campaign round ids", () => {
+  it("are version-5 UUIDs of (campaign, index): the same in every collector, one per index", () => {
+    // RFC 9562 appendix A.4: www.example.com in the DNS namespace.
+    expect(uuidV5("6ba7b810-9dad-11d1-80b4-00c04fd430c8", "www.example.com")).toBe(
+      "2ed6657d-e927-568b-95e1-2665a8aea6a2",
+    );
+    const campaign = "0b9f4a36-5f0e-4c61-9d7e-3f2a1c0d8e7b";
+    const ids = Array.from({ length: 100 }, (_, i) => campaignRoundId(campaign, i));
+    expect(new Set(ids).size).toBe(100);
+    expect(campaignRoundId(campaign, 7)).toBe(ids[7]);
+    expect(campaignRoundId("1b9f4a36-5f0e-4c61-9d7e-3f2a1c0d8e7b", 7)).not.toBe(ids[7]);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(() => campaignRoundId("not-a-uuid", 0)).toThrow(/not a UUID/);
+  });
+});
 
 describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
   const dir = tempDir();

@@ -2,7 +2,8 @@ import type { WireReport } from "@calm-ldp/client";
 import { sendReports } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseClickHouseUrl, shardOf, simulateUsers } from "../src/index.js";
+import { parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
+import { simulateUsers } from "../src/index.js";
 import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard, shard } from "./clickhouse-cluster.js";
 import {
   type CollectorProcess,

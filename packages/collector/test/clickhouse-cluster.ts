@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { parseClickHouseUrl } from "../src/index.js";
+import { parseClickHouseUrl } from "../src/clickhouse.js";
 import { ciService, packageDir } from "./support.js";
 
 const script = join(packageDir, "..", "..", ".ci", "setup-clickhouse");

@@ -4,16 +4,10 @@ import { planCalm } from "@calm-ldp/calm-core";
 import { createSchema, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
+import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
 import type { AcceptedReport, CollectorStorage } from "../src/index.js";
-import {
-  estimateMarginal,
-  openClickHouseStorage,
-  openDuckDbStorage,
-  openStorage,
-  parseClickHouseUrl,
-  StorageError,
-  shardOf,
-} from "../src/index.js";
+import { estimateMarginal, openStorage, StorageError } from "../src/index.js";
 import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
 import { tempDir } from "./support.js";
 

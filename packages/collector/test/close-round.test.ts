@@ -6,15 +6,10 @@ import { seededRng } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import {
-  type CollectorStorage,
-  createCollector,
-  openClickHouseStorage,
-  openDuckDbStorage,
-  openPostgresStorage,
-  parseClickHouseUrl,
-  RoundClosedError,
-} from "../src/index.js";
+import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type CollectorStorage, createCollector, RoundClosedError } from "../src/index.js";
+import { openPostgresStorage } from "../src/postgres.js";
 import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
 import { mixedRecords, postgresServer, roundBody, TOKEN, tempDir } from "./support.js";
 

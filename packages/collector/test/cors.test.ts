@@ -4,10 +4,10 @@ import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDuckDbStorage } from "../src/duckdb.js";
 import {
   type CollectorStorage,
   InvalidParameterError,
-  openDuckDbStorage,
   parseAllowedOrigins,
   type RunningCollector,
   startCollector,

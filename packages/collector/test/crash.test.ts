@@ -4,13 +4,8 @@ import type { WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  type CollectorStorage,
-  openDuckDbStorage,
-  StorageError,
-  simulateUsers,
-  startCollector,
-} from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type CollectorStorage, StorageError, simulateUsers, startCollector } from "../src/index.js";
 import {
   type CollectorProcess,
   call,

@@ -4,7 +4,8 @@ import { estimateCalmPlus } from "@calm-ldp/calm-core";
 import type { WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDuckDbStorage, type RunningCollector, simulateUsers, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type RunningCollector, simulateUsers, startCollector } from "../src/index.js";
 import { call, createRound, inProcessAnswers, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
 
 describe("end to end on loopback with DuckDB", () => {

@@ -7,7 +7,8 @@ import { seededRng } from "@calm-ldp/random";
 import fc from "fast-check";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CollectorStorage, createCollector, openDuckDbStorage } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type CollectorStorage, createCollector } from "../src/index.js";
 import { mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
 
 const MAX_BATCH = 20;

@@ -5,7 +5,8 @@ import type { WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodeReport } from "../src/decode-report.js";
-import { openDuckDbStorage, type RunningCollector, simulateUsers, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type RunningCollector, simulateUsers, startCollector } from "../src/index.js";
 import { call, createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
 
 describe("GET /v1/rounds/:id/marginals?interval=", () => {

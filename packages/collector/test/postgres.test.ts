@@ -3,7 +3,8 @@ import { sendReports } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStorage, planRound, simulateUsers } from "../src/index.js";
+import { planRound, simulateUsers } from "../src/index.js";
+import { openPostgresStorage } from "../src/postgres.js";
 import {
   type CollectorProcess,
   call,

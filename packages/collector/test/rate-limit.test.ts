@@ -4,7 +4,8 @@ import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDuckDbStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type RunningCollector, startCollector } from "../src/index.js";
 import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
 
 const ORIGIN = "http://page.example.test";

@@ -11,7 +11,8 @@ import {
 } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDuckDbStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type RunningCollector, startCollector } from "../src/index.js";
 import { call, createRound, TOKEN, tempDir } from "./support.js";
 
 /**

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CollectorStorage, openDuckDbStorage, StorageError, startCollector } from "../src/index.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type CollectorStorage, StorageError, startCollector } from "../src/index.js";
 import { call, createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
 
 describe("storage unavailable: 503 storage-unavailable with Retry-After, then resume", () => {

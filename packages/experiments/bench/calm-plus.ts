@@ -37,7 +37,10 @@ const reps = Number(argument("reps", "5"));
 const seed = Number(argument("seed", "1"));
 const queries = Number(argument("queries", "50"));
 // A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max
-// entropy) and/or "-uniform" (data-independent coefficient variances, one pass).
+// entropy) and/or "-uniform" (data-independent coefficient variances, one pass)
+// and/or "-joint" (the joint graphical-model fit to the shrunk coefficients) or
+// "-jointraw" (the joint fit to the views' raw coefficients, plain Private-PGM), with
+// "-maxent": answers by max entropy over the model's views plus the prior pairs.
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
@@ -45,6 +48,12 @@ const variantOptions = (variant: string) => {
     shrinkage: shrinkage as CalmPlusShrinkage,
     unmeasuredPairs: flags.includes("indep") ? ("independence" as const) : ("prior" as const),
     variance: flags.includes("uniform") ? ("uniform" as const) : ("plugin" as const),
+    estimator:
+      flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
+    joint: {
+      targets: flags.includes("jointraw") ? ("raw" as const) : ("shrunk" as const),
+      answers: flags.includes("maxent") ? ("maxent" as const) : ("model" as const),
+    },
   };
 };
 
@@ -63,6 +72,10 @@ console.log(`eps   ${names.map((x) => x.padStart(13)).join("")}   ratios calm/x 
 for (const eps of epsList) {
   const sums = names.map(() => 0);
   const ratios = variants.map(() => [] as number[]);
+  const times = variants.map(() => 0);
+  const steps = variants.map(() => 0);
+  const unconverged = variants.map(() => 0);
+  const fallbacks = variants.map(() => 0);
   for (let rep = 0; rep < reps; rep++) {
     const store = sampleUsers(population, n, seededRng(deriveSeed(repetitionSeed(seed, rep), 1))).store;
     const qs = randomQueries(seededRng(deriveSeed(repetitionSeed(seed, rep), 2)), d, k, queries);
@@ -86,7 +99,17 @@ for (const eps of epsList) {
     if (rep === 0)
       process.stdout.write(`[eps ${eps}: l=${plan.l} m=${plan.m} oracle ${plan.views[0]!.oracle}] `);
     variants.forEach((variant, i) => {
-      const value = score(estimateCalmPlus(plan, aggregator, variantOptions(variant)).query);
+      const started = performance.now();
+      const synopsis = estimateCalmPlus(plan, aggregator, variantOptions(variant));
+      const value = score(synopsis.query);
+      times[i]! += performance.now() - started;
+      if (synopsis.joint) {
+        if (synopsis.joint.fallback) fallbacks[i]!++;
+        else {
+          steps[i]! += synopsis.joint.iterations!;
+          if (!synopsis.joint.converged) unconverged[i]!++;
+        }
+      }
       sums[i + 1]! += value;
       ratios[i]!.push(base / value);
     });
@@ -100,5 +123,17 @@ for (const eps of epsList) {
     .join("  ");
   console.log(
     `${String(eps).padEnd(5)} ${means.map((x) => x.toExponential(3).padStart(13)).join("")}   ${ratioText}`,
+  );
+  // Per variant: mean ms (estimate + queries) per rep; joint fits: mean steps, unconverged and fallback reps.
+  console.log(
+    `      ${variants
+      .map(
+        (v, i) =>
+          `${v}: ${(times[i]! / reps).toFixed(0)} ms` +
+          (v.includes("joint")
+            ? ` steps ${(steps[i]! / Math.max(1, reps - fallbacks[i]!)).toFixed(0)} unconverged ${unconverged[i]} fallback ${fallbacks[i]}`
+            : ""),
+      )
+      .join("; ")}`,
   );
 }

@@ -1,7 +1,7 @@
 import type {
   CategoricalLaw,
+  DeviceOracle,
   ExactPrivacyOptions,
-  FrequencyOracle,
   IndependentBitsLaw,
   PrivacyLaw,
 } from "./api.js";
@@ -25,7 +25,7 @@ export const EXACT_PRIVACY_TOLERANCE = 1e-9;
  * Infinity means some output is possible under one input and impossible under another.
  */
 export function exactWorstLogRatio(
-  oracle: FrequencyOracle | PrivacyLaw,
+  oracle: DeviceOracle | PrivacyLaw,
   options: ExactPrivacyOptions = {},
 ): number {
   const law: PrivacyLaw = "kind" in oracle ? oracle : oracle.privacyLaw();

@@ -1,8 +1,8 @@
 import { createBernoulli, type Rng } from "@calm-ldp/random";
-import type { CategoricalLaw, FrequencyOracle, IndependentBitsLaw } from "./api.js";
+import type { CategoricalLaw, DeviceOracle, IndependentBitsLaw } from "./api.js";
 import { fail } from "./errors.js";
 import { peakedLaw } from "./exact-privacy.js";
-import { createGrr } from "./grr.js";
+import { createGrrDevice } from "./grr.js";
 import { checkEps } from "./params.js";
 
 /**
@@ -55,14 +55,14 @@ export interface InstantaneousLayer {
  * `instantEps`, with the composed probabilities of one report (formulas above).
  * Cost: GRR O(1) per report (two words); unary O(D) per report (one word per bit).
  */
-export function instantaneousLayer(oracle: FrequencyOracle, instantEps: number): InstantaneousLayer {
+export function instantaneousLayer(oracle: DeviceOracle, instantEps: number): InstantaneousLayer {
   const where = "instantaneousLayer";
   const eps2 = checkEps(where, instantEps);
   const domain = oracle.domain;
   const p1 = oracle.p;
   const q1 = oracle.q;
   if (oracle.mechanism === "grr") {
-    const second = createGrr({ eps: eps2, domain });
+    const second = createGrrDevice({ eps: eps2, domain });
     const p2 = second.p;
     const q2 = second.q;
     const p = p1 * p2 + (domain - 1) * q1 * q2;

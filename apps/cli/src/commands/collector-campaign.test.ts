@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDuckDbStorage, type RunningCollector, startCollector } from "@calm-ldp/collector";
+import { type RunningCollector, startCollector } from "@calm-ldp/collector";
+import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseOptions } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";

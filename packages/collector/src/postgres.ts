@@ -1,0 +1,5 @@
+/**
+ * `@calm-ldp/collector/postgres`: the PostgreSQL backend (several collector
+ * processes may share one database). Needs the optional peer dependency `pg`.
+ */
+export { openPostgresStorage, type PostgresStorageOptions } from "./postgres-storage.js";
