@@ -75,6 +75,14 @@ export interface CalmPlusJointOptions extends JointFitOptions {
    * plain Private-PGM maximum-likelihood fit, no shrinkage).
    */
   targets?: "shrunk" | "raw";
+  /**
+   * How queries are answered (default "model"): by inference in the fitted model,
+   * or by maximum entropy per query over the model's view marginals plus, as the
+   * pooled estimator does, the empirical-Bayes prediction of the query's pairs no
+   * view holds (see `unmeasuredPairs`; the model itself leaves them to its own
+   * maximum entropy, which holding them would make one clique of the whole domain).
+   */
+  answers?: "model" | "maxent";
 }
 
 /** What the "joint" estimator did. */
@@ -204,6 +212,9 @@ export function estimateCalmPlus(
   if (estimator !== "pooled" && estimator !== "joint")
     invalid("estimateCalmPlus", 'estimator must be "pooled" or "joint"', estimator);
   const jointTargets = options.joint?.targets ?? "shrunk";
+  const jointAnswers = options.joint?.answers ?? "model";
+  if (jointAnswers !== "model" && jointAnswers !== "maxent")
+    invalid("estimateCalmPlus", 'joint.answers must be "model" or "maxent"', jointAnswers);
   if (jointTargets !== "shrunk" && jointTargets !== "raw")
     invalid("estimateCalmPlus", 'joint.targets must be "shrunk" or "raw"', jointTargets);
   const runtime = planRuntime(plan);
@@ -282,6 +293,7 @@ export function estimateCalmPlus(
     fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
   }
   let joint: CalmPlusJointReport | undefined;
+  let jointViews: MarginalTable[] | undefined;
   if (estimator === "joint") {
     const result = jointSynopsis(
       plan,
@@ -296,7 +308,10 @@ export function estimateCalmPlus(
       maxQueryCells,
     );
     if ("fallback" in result) joint = { fallback: result.fallback };
-    else
+    else if (jointAnswers === "maxent") {
+      joint = result.report;
+      jointViews = result.views;
+    } else
       return {
         plan,
         views: result.views,
@@ -312,8 +327,10 @@ export function estimateCalmPlus(
       };
   }
   const postProcess: PostProcessResult | undefined =
-    options.postProcess === false ? undefined : postProcessViews(fittedViews, options.postProcessOptions);
-  const views = postProcess ? postProcess.views : fittedViews;
+    jointViews || options.postProcess === false
+      ? undefined
+      : postProcessViews(fittedViews, options.postProcessOptions);
+  const views = jointViews ?? (postProcess ? postProcess.views : fittedViews);
   const maxEntropyOptions = { ...(options.maxEntropy ?? {}), cardinalities };
   const unmeasured = options.unmeasuredPairs ?? "prior";
   if (unmeasured !== "prior" && unmeasured !== "independence")
@@ -362,7 +379,7 @@ export function estimateCalmPlus(
     postProcess,
     emptyViews,
     shrinkage: orders,
-    converged: postProcess ? postProcess.converged : true,
+    converged: jointViews ? joint!.converged! : postProcess ? postProcess.converged : true,
     ...(joint ? { joint } : {}),
     answer,
     query: (attributes) => answer(attributes).table,

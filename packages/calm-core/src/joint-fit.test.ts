@@ -263,6 +263,21 @@ describe("calm-plus with the joint estimator", () => {
     expect(synopsis.converged).toBe(false);
   });
 
+  it('answers "maxent": max entropy over the same fitted views', () => {
+    const model = estimateCalmPlus(plan, aggregator, { estimator: "joint" });
+    const maxent = estimateCalmPlus(plan, aggregator, { estimator: "joint", joint: { answers: "maxent" } });
+    expect(maxent.joint?.converged).toBe(true);
+    maxent.views.forEach((view, v) => {
+      expect(view.cells).toEqual(model.views[v]!.cells);
+    });
+    const answer = maxent.query([0, 2, 4]);
+    expect(answer.cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
+    for (const x of answer.cells) expect(x).toBeGreaterThanOrEqual(0);
+    expect(() =>
+      estimateCalmPlus(plan, aggregator, { estimator: "joint", joint: { answers: "x" as never } }),
+    ).toThrow(/joint.answers/);
+  });
+
   it("rejects an unknown estimator or targets", () => {
     expect(() => estimateCalmPlus(plan, aggregator, { estimator: "pgm" as never })).toThrow(
       InvalidParameterError,

@@ -39,7 +39,8 @@ const queries = Number(argument("queries", "50"));
 // A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max
 // entropy) and/or "-uniform" (data-independent coefficient variances, one pass)
 // and/or "-joint" (the joint graphical-model fit to the shrunk coefficients) or
-// "-jointraw" (the joint fit to the views' raw coefficients, plain Private-PGM).
+// "-jointraw" (the joint fit to the views' raw coefficients, plain Private-PGM), with
+// "-maxent": answers by max entropy over the model's views plus the prior pairs.
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
@@ -49,7 +50,10 @@ const variantOptions = (variant: string) => {
     variance: flags.includes("uniform") ? ("uniform" as const) : ("plugin" as const),
     estimator:
       flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
-    joint: { targets: flags.includes("jointraw") ? ("raw" as const) : ("shrunk" as const) },
+    joint: {
+      targets: flags.includes("jointraw") ? ("raw" as const) : ("shrunk" as const),
+      answers: flags.includes("maxent") ? ("maxent" as const) : ("model" as const),
+    },
   };
 };
 
