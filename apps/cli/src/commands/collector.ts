@@ -445,7 +445,7 @@ export const collectorCommand: Command = {
     interval: {
       type: "number",
       description:
-        "query: also return a confidence interval per cell at this level, e.g. 0.95 (--campaign: per round): lower, upper, standardError, intervalMethod (analytic when a view covers the query, else bootstrap)",
+        "query: also return a confidence interval per cell at this level, e.g. 0.95 (--campaign: per round): lower, upper, standardError, intervalMethod (analytic when a view covers the query, else bounds: conservative Fréchet bounds, standardError null)",
       min: 1e-6,
       max: 0.999999,
     },

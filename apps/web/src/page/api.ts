@@ -55,10 +55,12 @@ export interface InspectedTable {
 export interface CellIntervals {
   /** Confidence level (0.95). */
   readonly level: number;
-  readonly method: "analytic" | "bootstrap";
+  /** "analytic" (estimate -+ z SE) or "bounds" (CALM's maximum-entropy answers: conservative Fréchet bounds). */
+  readonly method: "analytic" | "bounds";
   /** Lower and upper bound per cell (clipped to [0, 1]), same order as `estimate`. */
   readonly lower: readonly number[];
   readonly upper: readonly number[];
+  /** Per cell (NaN for "bounds": a bound is not an estimate -+ z SE). */
   readonly standardError: readonly number[];
 }
 

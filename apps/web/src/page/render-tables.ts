@@ -201,7 +201,11 @@ export function marginalNumbers(inspected: InspectedTable, layout: TableLayout):
     return tr;
   });
   const why = inspected.interval
-    ? `; ${level}s: ${inspected.interval.method}`
+    ? `; ${level}s: ${
+        inspected.interval.method === "bounds"
+          ? "bound-based (no view covers this marginal: the covered parts' Fréchet bounds widened by their noise, conservative)"
+          : inspected.interval.method
+      }`
     : inspected.noInterval
       ? `; no interval: ${inspected.noInterval}`
       : "";
