@@ -1,5 +1,3 @@
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { CalmAggregator, estimateCalm } from "@calm-ldp/calm-core";
 import {
   CollectorResponseError,
@@ -13,12 +11,11 @@ import {
   type WireReport,
 } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { campaignRoundId, parseRoundEvery, uuidV5 } from "../src/campaigns.js";
 import { decodeReport } from "../src/decode-report.js";
-import { openDuckDbStorage } from "../src/duckdb.js";
-import { type RunningCollector, startCollector } from "../src/index.js";
-import { call, TOKEN, tempDir } from "./support.js";
+import type { RunningCollector } from "../src/index.js";
+import { call, duckdbCollectors, TOKEN } from "./support.js";
 
 /** A request without the admin token (what a browser or a stranger sends). */
 async function anonymous(url: string, method = "GET", body?: unknown) {
@@ -64,18 +61,11 @@ describe("campaign round ids", () => {
 });
 
 describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
-  const dir = tempDir();
+  const collectors = duckdbCollectors();
   let collector: RunningCollector | undefined;
-  afterAll(async () => {
-    await collector?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it("3 rounds opened and closed by the admin API; persistent reporters; per-round estimates and a time series equal to in-process CALM", async () => {
-    collector = await startCollector({
-      storage: await openDuckDbStorage(join(dir, "campaigns.duckdb")),
-      adminToken: TOKEN,
-    });
+    ({ collector } = await collectors.start("campaigns.duckdb"));
     const url = collector.url;
     const created = await call(`${url}/v1/campaigns`, "POST", campaignBody());
     expect(created.status).toBe(201);
@@ -350,11 +340,7 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
 
   it("CORS on the public current endpoint: an allowed origin gets its preflight and header; another origin and the admin routes do not", async () => {
     const allowed = "https://app.example.org";
-    const cors = await startCollector({
-      storage: await openDuckDbStorage(join(dir, "cors.duckdb")),
-      adminToken: TOKEN,
-      allowOrigins: [allowed],
-    });
+    const { collector: cors } = await collectors.start("cors.duckdb", { allowOrigins: [allowed] });
     try {
       const created = await call(`${cors.url}/v1/campaigns`, "POST", campaignBody());
       const path = `/v1/campaigns/${created.body.campaign}/current`;

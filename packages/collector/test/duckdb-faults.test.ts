@@ -11,20 +11,17 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import type { WireReport } from "@calm-ldp/client";
-import { seededRng } from "@calm-ldp/random";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, it } from "vitest";
-import { simulateUsers } from "../src/index.js";
 import {
-  type CollectorProcess,
+  CollectorProcesses,
   call,
-  createRound,
-  inProcessAnswers,
-  mixedRecords,
-  roundBody,
-  spawnCollector,
+  expectUnavailable,
+  mixedRound,
+  sleep,
+  startLoad,
+  storedReportIds,
   tempDir,
+  warnSkipped,
 } from "./support.js";
 
 /**
@@ -76,8 +73,6 @@ function fillUp(file: string): void {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const dir = tempDir();
 const disks = {
   full: { path: join(dir, "full"), kind: "tmpfs" },
@@ -87,14 +82,13 @@ const mounted = Object.fromEntries(
   Object.entries(disks).map(([name, disk]) => {
     mkdirSync(disk.path);
     const result = mountDisk(disk.path, disk.kind);
-    if (result.unavailable)
-      console.warn(`\n*** SKIPPED: DuckDB ${name} disk fault test: ${result.unavailable} ***\n`);
+    warnSkipped(`DuckDB ${name} disk fault test`, result.unavailable);
     return [name, result];
   }),
 ) as Record<keyof typeof disks, ReturnType<typeof mountDisk>>;
-const processes: CollectorProcess[] = [];
+const processes = new CollectorProcesses();
 afterAll(async () => {
-  for (const p of processes) if (p.child.exitCode === null) await p.kill("SIGKILL");
+  await processes.killAll();
   for (const [name, disk] of Object.entries(disks)) {
     const { sudo, unavailable } = mounted[name as keyof typeof disks];
     if (unavailable) continue;
@@ -120,27 +114,12 @@ async function loadThroughFault(
   logged: RegExp,
 ): Promise<string> {
   const file = join(disk, "faults.duckdb");
-  const collector = await spawnCollector("duckdb", file);
-  processes.push(collector);
+  const collector = await processes.spawn("duckdb", file);
   const n = 100_000;
-  const records = mixedRecords(n, 41);
-  const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, n));
-  const acknowledged = new Map<string, WireReport>();
-  const load = simulateUsers({
-    url: collector.url,
-    round,
-    plan,
-    records,
-    concurrency: 8,
-    batchSize: 100,
-    rng: seededRng(42),
-    retryForMs: 60_000,
-    onAcknowledged: (reports) => {
-      for (const report of reports) acknowledged.set(report.id, report);
-    },
-  });
-  for (let waited = 0; acknowledged.size < n / 3 && waited < 60_000; waited += 10) await sleep(10);
-  expect(acknowledged.size).toBeGreaterThanOrEqual(n / 3);
+  const { records, round, plan } = await mixedRound(collector.url, n, 41);
+  const load = startLoad(collector.url, round, plan, records, { seed: 42, retryForMs: 60_000 });
+  const { acknowledged } = load;
+  await load.until(n / 3);
 
   breakDisk();
   // The next commits fail: /healthz turns 503 (a failed commit, then a failing probe write).
@@ -150,9 +129,7 @@ async function loadThroughFault(
     if (health.status === 503) break;
     await sleep(50);
   }
-  expect(health!.status).toBe(503);
-  expect(health!.headers.get("retry-after")).toBe("1");
-  expect(await health!.json()).toMatchObject({ storage: "unavailable", backend: "duckdb" });
+  await expectUnavailable(health!, { storage: "unavailable", backend: "duckdb" });
   const duringOutage = acknowledged.size;
   await sleep(1500);
   // Nothing was acknowledged while the disk stayed broken.
@@ -162,35 +139,21 @@ async function loadThroughFault(
   expect(collector.stderr()).toMatch(logged);
 
   repairDisk();
-  const result = await load;
+  const result = await load.finish();
   expect(collector.child.exitCode).toBeNull();
   expect(collector.stderr()).toMatch(/storage \(duckdb\) available again after/);
   const after = await call(`${collector.url}/healthz`, "GET");
   expect(after.status).toBe(200);
   expect((after.body.refused as Record<string, number>)["storage-unavailable"]).toBeGreaterThan(0);
   expect(result.retries).toBeGreaterThan(0);
-  expect(result).toMatchObject({ users: n, acknowledged: n, rejected: 0, unacknowledged: 0 });
   expect(acknowledged.size).toBe(n);
-  const status = await call(`${collector.url}/v1/rounds/${round}/status`, "GET");
-  expect(status.body.accepted).toBe(n);
-  const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), [[1, 2, 4]]);
-  expect(status.body.perView).toEqual(aggregator.reportsPerView());
-  const answer = await call(`${collector.url}/v1/rounds/${round}/marginals?attrs=q1,q2,q4`, "GET");
-  expect(answer.body.cells).toEqual(answers[0]);
+  await load.expectCountedOnce(collector.url, { "q1,q2,q4": [1, 2, 4] });
 
   // The file itself, after a clean stop: n rows, n distinct ids, all of them acknowledged ones.
   await collector.kill("SIGTERM");
-  const instance = await DuckDBInstance.create(file);
-  const connection = await instance.connect();
-  const rows = await connection.runAndReadAll(
-    "SELECT count(*)::DOUBLE, count(DISTINCT report_id)::DOUBLE FROM calm_reports",
-  );
-  expect(rows.getRows()[0]).toEqual([n, n]);
-  const ids = await connection.runAndReadAll("SELECT report_id::VARCHAR FROM calm_reports");
-  const stored = ids.getColumns()[0] as string[];
+  const stored = await storedReportIds(file);
+  expect([stored.length, new Set(stored).size]).toEqual([n, n]);
   expect(stored.every((id) => acknowledged.has(id))).toBe(true);
-  connection.closeSync();
-  instance.closeSync();
   return `broken after ${duringOutage} of ${n} acknowledged; ${result.retries} retried attempts; ${result.duplicates} acknowledged again as duplicates; ${result.seconds.toFixed(1)} s`;
 }
 

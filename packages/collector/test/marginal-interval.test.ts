@@ -1,28 +1,14 @@
-import { rmSync } from "node:fs";
-import { join } from "node:path";
-import { CalmAggregator, estimateCalm } from "@calm-ldp/calm-core";
-import type { WireReport } from "@calm-ldp/client";
-import { seededRng } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
-import { decodeReport } from "../src/decode-report.js";
-import { openDuckDbStorage } from "../src/duckdb.js";
-import { type RunningCollector, simulateUsers, startCollector } from "../src/index.js";
-import { call, createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+import { estimateCalm } from "@calm-ldp/calm-core";
+import { describe, expect, it } from "vitest";
+import { call, duckdbCollectors, inProcessAnswers, mixedRound, startLoad } from "./support.js";
 
 describe("GET /v1/rounds/:id/marginals?interval=", () => {
-  const dir = tempDir();
-  let collector: RunningCollector | undefined;
-  afterAll(async () => {
-    await collector?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const collectors = duckdbCollectors();
 
   it("returns calm-core's per-cell interval next to the unchanged answer; bad levels and calm-plus get 400", async () => {
-    const storage = await openDuckDbStorage(join(dir, "interval.duckdb"));
-    collector = await startCollector({ storage, adminToken: TOKEN });
+    const { collector } = await collectors.start("interval.duckdb");
     const n = 20_000;
-    const records = mixedRecords(n, 3);
-    const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, n));
+    const { records, round, plan } = await mixedRound(collector.url, n, 3);
     const base = `${collector.url}/v1/rounds/${round}/marginals`;
 
     // Before any report: no variance estimate, so no interval (400, not a zero-width one).
@@ -31,19 +17,9 @@ describe("GET /v1/rounds/:id/marginals?interval=", () => {
     expect(early.body).toMatchObject({ reason: "interval-unavailable" });
     expect(early.body.message).toMatch(/reports in every view/);
 
-    const acknowledged: WireReport[] = [];
-    await simulateUsers({
-      url: collector.url,
-      round,
-      plan,
-      records,
-      concurrency: 4,
-      batchSize: 200,
-      rng: seededRng(4),
-      onAcknowledged: (reports) => acknowledged.push(...reports),
-    });
-    const aggregator = new CalmAggregator(plan);
-    for (const wire of acknowledged) aggregator.add(decodeReport(plan, wire));
+    const load = startLoad(collector.url, round, plan, records, { seed: 4, concurrency: 4, batchSize: 200 });
+    await load.done;
+    const { aggregator } = inProcessAnswers(plan, load.acknowledged.values(), []);
     const synopsis = estimateCalm(plan, aggregator);
 
     const covered = plan.views[0]!.attributes.map((a) => `q${a}`).join(",");

@@ -1,33 +1,28 @@
-import type { WireReport } from "@calm-ldp/client";
-import { sendReports } from "@calm-ldp/client";
-import { seededRng } from "@calm-ldp/random";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planRound, simulateUsers } from "../src/index.js";
+import { planRound } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import {
-  type CollectorProcess,
+  CollectorProcesses,
   call,
-  createRound,
-  inProcessAnswers,
+  expectStoredCounts,
   mixedRecords,
+  mixedRound,
   postgresServer,
   roundBody,
-  spawnCollector,
+  startLoad,
+  warnSkipped,
 } from "./support.js";
 
 const server = postgresServer();
-if (server.unavailable)
-  console.warn(
-    `\n*** SKIPPED: collector PostgreSQL tests: PostgreSQL cannot be installed here: ${server.unavailable} ***\n`,
-  );
+warnSkipped("collector PostgreSQL tests: PostgreSQL cannot be installed here", server.unavailable);
 
 describe.skipIf(server.unavailable !== undefined)(
   "PostgreSQL: two collector processes share one database",
   () => {
     const database = `calm_test_${process.pid}_${Date.now()}`;
     let testUrl = "";
-    const processes: CollectorProcess[] = [];
+    const processes = new CollectorProcesses();
     beforeAll(async () => {
       const admin = new pg.Client({ connectionString: server.url });
       await admin.connect();
@@ -38,7 +33,7 @@ describe.skipIf(server.unavailable !== undefined)(
       testUrl = url.toString();
     });
     afterAll(async () => {
-      for (const p of processes) if (p.child.exitCode === null) await p.kill("SIGTERM");
+      await processes.killAll("SIGTERM");
       const admin = new pg.Client({ connectionString: server.url });
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -129,67 +124,29 @@ describe.skipIf(server.unavailable !== undefined)(
     it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {
       // Both processes start at once: the schema is created once (advisory lock).
       const [a, b] = await Promise.all([
-        spawnCollector("postgres", testUrl),
-        spawnCollector("postgres", testUrl),
+        processes.spawn("postgres", testUrl),
+        processes.spawn("postgres", testUrl),
       ]);
-      processes.push(a!, b!);
       const n = 100_000;
-      const records = mixedRecords(n, 11);
-      const { round, plan } = await createRound(a!.url, roundBody(records, 1, 2, n));
+      const { records, round, plan } = await mixedRound(a.url, n, 11);
       // The round made through A is served by B from the shared database.
-      expect((await call(`${b!.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
+      expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
 
-      const acknowledged = new Map<string, WireReport>();
-      const sent: WireReport[][] = [];
-      const result = await simulateUsers({
-        url: [a!.url, b!.url],
-        round,
-        plan,
-        records,
-        concurrency: 8,
-        batchSize: 100,
-        rng: seededRng(12),
-        onAcknowledged: (reports) => {
-          for (const report of reports) acknowledged.set(report.id, report);
-          if (sent.length < 40) sent.push([...reports]);
-        },
-      });
-      expect(result).toMatchObject({
-        users: n,
-        acknowledged: n,
-        duplicates: 0,
-        rejected: 0,
-        unacknowledged: 0,
-      });
+      const load = startLoad([a.url, b.url], round, plan, records, { seed: 12, keepBatches: 40 });
+      await load.finish({ duplicates: 0 });
 
       // The same batches again, each to both processes at once: the same ids race in two
       // transactions; all are acknowledged, none is stored again.
-      const races = await Promise.all(
-        sent.flatMap((batch) => [sendReports(a!.url, round, batch), sendReports(b!.url, round, batch)]),
-      );
-      for (const ack of races) expect(ack).toMatchObject({ stored: 0, duplicates: ack.acknowledged });
-      const raced = sent.reduce((s, batch) => s + 2 * batch.length, 0);
+      const raced = await load.resend([a.url, b.url]);
 
-      const status = await call(`${b!.url}/v1/rounds/${round}/status`, "GET");
-      expect(status.body).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
-      const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), [
-        [0, 1],
-        [2, 5],
-        [0, 2, 3, 7],
-      ]);
-      expect(status.body.perView).toEqual(aggregator.reportsPerView());
-      for (const [i, attrs] of ["q0,q1", "q2,q5", "q0,q2,q3,q7"].entries()) {
-        for (const p of [a!, b!]) {
-          const answer = await call(`${p.url}/v1/rounds/${round}/marginals?attrs=${attrs}`, "GET");
-          expect(answer.body.n).toBe(n);
-          expect(answer.body.cells, attrs).toEqual(answers[i]);
-        }
-      }
-      const storage = await openPostgresStorage(testUrl);
-      const counts = await storage.supportCounts((await storage.findRound(round))!);
-      aggregator.views.forEach((view, v) => {
-        expect(Array.from(counts.support[v]!)).toEqual(Array.from(view.counts()));
+      const { status, aggregator } = await load.expectCountedOnce([b.url, a.url], {
+        "q0,q1": [0, 1],
+        "q2,q5": [2, 5],
+        "q0,q2,q3,q7": [0, 2, 3, 7],
       });
+      expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+      const storage = await openPostgresStorage(testUrl);
+      await expectStoredCounts(storage, round, aggregator!);
       await storage.close();
     });
   },

@@ -1,5 +1,3 @@
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { InvalidRecordError } from "@calm-ldp/calm-core";
 import {
   createReporter,
@@ -10,10 +8,8 @@ import {
   type WireReport,
 } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
-import { openDuckDbStorage } from "../src/duckdb.js";
-import { type RunningCollector, startCollector } from "../src/index.js";
-import { call, createRound, TOKEN, tempDir } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { call, createRound, duckdbCollectors } from "./support.js";
 
 /**
  * The persistent reporter of @calm-ldp/client against a real collector (DuckDB,
@@ -22,17 +18,11 @@ import { call, createRound, TOKEN, tempDir } from "./support.js";
  * nothing is lost.
  */
 describe("createReporter against a real collector: bad input, outages, nothing counted twice or lost", () => {
-  const dir = tempDir();
-  let collector: RunningCollector | undefined;
-  afterAll(async () => {
-    await collector?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const collectors = duckdbCollectors();
   const attributes = Array.from({ length: 5 }, (_, i) => ({ name: `a${i}`, labels: ["no", "yes"] }));
 
   it("unknown round, record outside the schema, collector down then back, lost acknowledgement, full storage", async () => {
-    const file = join(dir, "collector.duckdb");
-    collector = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
+    let { collector } = await collectors.start("collector.duckdb");
     const { round, plan } = await createRound(collector.url, {
       schema: { attributes },
       eps: 1,
@@ -87,7 +77,7 @@ describe("createReporter against a real collector: bad input, outages, nothing c
     const restarted = await createReporter({ ...options });
     expect(restarted.pending().map((p) => p.report.id)).toEqual([offline.report.id]);
     // The collector comes back on the same database and port; the restarted reporter delivers.
-    collector = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN, port });
+    ({ collector } = await collectors.start("collector.duckdb", { port }));
     url = collector.url;
     expect(await restarted.flush()).toMatchObject({ sent: 1, pending: 0, refused: [] });
     expect(await counted2()).toBe(1);

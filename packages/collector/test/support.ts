@@ -1,13 +1,19 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CalmAggregator, type CalmPlan, estimateCalm } from "@calm-ldp/calm-core";
-import { readPlan, type WireReport } from "@calm-ldp/client";
+import { readPlan, sendReports, type WireReport } from "@calm-ldp/client";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
 import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, expect } from "vitest";
+import type { CollectorStorage } from "../src/api.js";
 import { decodeReport } from "../src/decode-report.js";
+import { openDuckDbStorage } from "../src/duckdb.js";
+import { type SimulateUsersResult, simulateUsers } from "../src/simulate-users.js";
+import { type RunningCollector, type StartCollectorOptions, startCollector } from "../src/start-collector.js";
 
 export const TOKEN = "collector-test-admin-token-0123456789";
 export const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -171,4 +177,207 @@ export function spawnCollector(
       reject(new Error(`spawnCollector: exited with ${code} before listening; stderr: ${stderr}`));
     });
   });
+}
+
+/** Resolve after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Print that a suite is skipped because `what` cannot run here (only outside CI; see {@link ciService}). */
+export function warnSkipped(suite: string, unavailable: string | undefined): void {
+  if (unavailable) console.warn(`\n*** SKIPPED: ${suite}: ${unavailable} ***\n`);
+}
+
+/**
+ * Collector processes a test spawns (see {@link spawnCollector}); `killAll()` in
+ * the suite's `afterAll` kills those still running (SIGKILL unless told).
+ */
+export class CollectorProcesses {
+  readonly running: CollectorProcess[] = [];
+  async spawn(backend: "duckdb" | "postgres" | "clickhouse", location: string, port = 0) {
+    const p = await spawnCollector(backend, location, port);
+    this.running.push(p);
+    return p;
+  }
+  async killAll(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    for (const p of this.running) if (p.child.exitCode === null) await p.kill(signal);
+  }
+}
+
+/**
+ * In-process collectors on DuckDB files of one temporary directory, for a
+ * describe block: after it, every collector started is closed and the directory
+ * removed. `start(file, options)` opens `dir/file` and starts a collector on it
+ * with the test admin token.
+ */
+export function duckdbCollectors() {
+  const dir = tempDir();
+  const started: RunningCollector[] = [];
+  afterAll(async () => {
+    for (const collector of started) await collector.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    async start(file: string, options: Partial<StartCollectorOptions> = {}) {
+      const storage = await openDuckDbStorage(join(dir, file));
+      const collector = await startCollector({ storage, adminToken: TOKEN, ...options });
+      started.push(collector);
+      return { collector, storage };
+    },
+  };
+}
+
+/** A round for `n` users of {@link mixedRecords} (seeded), created on the collector at `url` (eps 1, k 2). */
+export async function mixedRound(url: string, n: number, seed: number) {
+  const records = mixedRecords(n, seed);
+  const { round, plan } = await createRound(url, roundBody(records, 1, 2, n));
+  return { records, round, plan };
+}
+
+/**
+ * Simulated users reporting into a round while a test watches, keeping what was
+ * acknowledged (see {@link startLoad}).
+ */
+export interface Load {
+  /** Every acknowledged report, by id. */
+  readonly acknowledged: Map<string, WireReport>;
+  /** The first `keepBatches` acknowledged batches, as sent. */
+  readonly batches: WireReport[][];
+  /** The load's result, once every user is acknowledged or given up on. */
+  readonly done: Promise<SimulateUsersResult>;
+  /** Wait until at least `count` reports are acknowledged (polling; at most 60 s, then the test fails). */
+  until(count: number): Promise<void>;
+  /** The result, checked: every user acknowledged, none rejected or given up on (plus any `extra` fields). */
+  finish(extra?: Partial<SimulateUsersResult>): Promise<SimulateUsersResult>;
+  /**
+   * Send each kept batch to every collector in `urls` at once (the same ids racing
+   * in concurrent transactions): each is acknowledged in full as duplicates, nothing
+   * is stored again. Returns how many reports were sent in all.
+   */
+  resend(urls: readonly string[]): Promise<number>;
+  /**
+   * The end of the load, on running collectors: the status (asked of the first of
+   * `urls`) counts every acknowledged report once (`accepted`, and per view), and
+   * each query's marginal, asked of every collector, has n = the acknowledged
+   * reports and is the in-process CALM answer over exactly them, cell for cell.
+   * `queries` maps the `attrs` text sent to the attribute indexes it names (none:
+   * no marginals asked). Returns the status body and the in-process aggregator.
+   */
+  expectCountedOnce(
+    urls: string | readonly string[],
+    queries?: Readonly<Record<string, readonly number[]>>,
+  ): Promise<{ status: Record<string, unknown>; aggregator: CalmAggregator | undefined }>;
+}
+
+/**
+ * Start `simulateUsers` for every record (seeded with `seed`; 8 senders of 100
+ * reports by default) against one or more collectors. Does not wait for the end.
+ */
+export function startLoad(
+  url: string | readonly string[],
+  round: string,
+  plan: CalmPlan,
+  records: RecordStore,
+  options: {
+    seed: number;
+    concurrency?: number;
+    batchSize?: number;
+    retryForMs?: number;
+    keepBatches?: number;
+  },
+): Load {
+  const acknowledged = new Map<string, WireReport>();
+  const batches: WireReport[][] = [];
+  const keep = options.keepBatches ?? 0;
+  const done = simulateUsers({
+    url,
+    round,
+    plan,
+    records,
+    concurrency: options.concurrency ?? 8,
+    batchSize: options.batchSize ?? 100,
+    rng: seededRng(options.seed),
+    ...(options.retryForMs === undefined ? {} : { retryForMs: options.retryForMs }),
+    onAcknowledged: (reports) => {
+      for (const report of reports) acknowledged.set(report.id, report);
+      if (batches.length < keep) batches.push([...reports]);
+    },
+  });
+  return {
+    acknowledged,
+    batches,
+    done,
+    async until(count) {
+      for (let waited = 0; acknowledged.size < count && waited < 60_000; waited += 10) await sleep(10);
+      expect(acknowledged.size).toBeGreaterThanOrEqual(count);
+    },
+    async finish(extra = {}) {
+      const result = await done;
+      const n = records.size;
+      expect(result).toMatchObject({ users: n, acknowledged: n, rejected: 0, unacknowledged: 0, ...extra });
+      return result;
+    },
+    async resend(urls) {
+      const acks = await Promise.all(
+        batches.flatMap((batch) => urls.map((u) => sendReports(u, round, batch))),
+      );
+      for (const ack of acks) expect(ack).toMatchObject({ stored: 0, duplicates: ack.acknowledged });
+      return batches.reduce((sum, batch) => sum + urls.length * batch.length, 0);
+    },
+    async expectCountedOnce(urls, queries = {}) {
+      const all = typeof urls === "string" ? [urls] : urls;
+      const n = acknowledged.size;
+      const status = await call(`${all[0]}/v1/rounds/${round}/status`, "GET");
+      expect(status.body.accepted).toBe(n);
+      const perView = new Array<number>(plan.views.length).fill(0);
+      for (const report of acknowledged.values()) perView[report.view]!++;
+      expect(status.body.perView).toEqual(perView);
+      const attrs = Object.keys(queries);
+      if (attrs.length === 0) return { status: status.body, aggregator: undefined };
+      const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), Object.values(queries));
+      for (const [i, text] of attrs.entries()) {
+        for (const base of all) {
+          const answer = await call(`${base}/v1/rounds/${round}/marginals?attrs=${text}`, "GET");
+          expect(answer.body.n, text).toBe(n);
+          expect(answer.body.cells, text).toEqual(answers[i]);
+        }
+      }
+      return { status: status.body, aggregator };
+    },
+  };
+}
+
+/** The storage's GROUP BY support counts of `round` are the in-process aggregator's, view for view. */
+export async function expectStoredCounts(
+  storage: CollectorStorage,
+  round: string,
+  aggregator: CalmAggregator,
+): Promise<void> {
+  const counts = await storage.supportCounts((await storage.findRound(round))!);
+  aggregator.views.forEach((view, v) => {
+    expect(Array.from(counts.support[v]!), `view ${v}`).toEqual(Array.from(view.counts()));
+  });
+}
+
+/**
+ * A 503 answer of a collector whose database is away: `Retry-After: 1` and a body
+ * with `reason: "storage-unavailable"` and the `fields` given.
+ */
+export async function expectUnavailable(response: Response, fields: Record<string, unknown> = {}) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("1");
+  expect(await response.json()).toMatchObject({ reason: "storage-unavailable", ...fields });
+}
+
+/** The report ids in a DuckDB collector file (opened directly; no collector may hold it), one per stored row. */
+export async function storedReportIds(file: string): Promise<string[]> {
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  try {
+    const ids = await connection.runAndReadAll("SELECT report_id::VARCHAR FROM calm_reports");
+    return ids.getColumns()[0] as string[];
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }
