@@ -29,22 +29,15 @@ describe("web demo form values", () => {
   });
 
   it("spells the synthetic generators' knobs as data specs the datasets package parses", () => {
-    const bn = syntheticSpec({
+    const knobs = {
       kind: "synthetic-bn",
       strength: 0.6,
       parents: 2,
       cardinality: 3,
       seed: 7,
       base: "uniform",
-    });
-    expect(parseDataSpec(bn)).toMatchObject({
-      kind: "synthetic-bn",
-      strength: 0.6,
-      parents: 2,
-      cardinality: 3,
-      seed: 7,
-      base: "uniform",
-    });
+    } as const;
+    expect(parseDataSpec(syntheticSpec(knobs))).toMatchObject(knobs);
     expect(parseDataSpec(syntheticSpec({ kind: "synthetic-iid", p: 0.3, cardinality: 2 }))).toMatchObject({
       p: [0.3],
     });
