@@ -3,7 +3,6 @@ import type {
   AttributeInfo,
   AttributeKind,
   DatasetInfo,
-  DropCount,
   LoadedDataset,
   ReduceOptions,
 } from "./api.js";
@@ -19,17 +18,18 @@ export interface RawAttribute {
   readonly fixedDomain?: boolean;
 }
 
-/** @internal A parsed table before selection and capping: codes in [0, labels.length) per column. */
-export interface RawDataset {
+/**
+ * @internal A parsed table before selection and capping: codes in [0, labels.length) per column, and the
+ * provenance fields it passes on to {@link DatasetInfo} as they are.
+ */
+export interface RawDataset
+  extends Pick<
+    DatasetInfo,
+    "source" | "files" | "rowsRead" | "drops" | "rows" | "preprocessing" | "generator"
+  > {
   readonly attributes: readonly RawAttribute[];
+  /** `rows` codes each. */
   readonly columns: readonly Column[];
-  readonly rows: number;
-  readonly source: string;
-  readonly files: readonly string[];
-  readonly rowsRead: number;
-  readonly drops: readonly DropCount[];
-  readonly preprocessing: readonly string[];
-  readonly generator?: Readonly<Record<string, unknown>>;
 }
 
 /** @internal The sentence describing a category cap, for `DatasetInfo.preprocessing`. */

@@ -170,6 +170,12 @@ export function peakedLaw(
   size: number,
   p: number,
   q: number,
+): CategoricalLaw | IndependentBitsLaw;
+export function peakedLaw(
+  kind: "categorical" | "independent-bits",
+  size: number,
+  p: number,
+  q: number,
 ): CategoricalLaw | IndependentBitsLaw {
   const probabilities = (value: number, out: Float64Array): Float64Array => {
     out.fill(q);

@@ -41,6 +41,7 @@ export { normSub } from "./norm-sub.js";
 export { createOlh, MAX_HASH_RANGE } from "./olh.js";
 export { createOue, createOueDevice } from "./oue.js";
 export { MAX_DOMAIN, MAX_EPS } from "./params.js";
+export type { PostProcessing } from "./post-processing.js";
 export { createOracle, isOracleName, ORACLE_NAMES, oracleFactories } from "./registry.js";
 export { createRr } from "./rr.js";
 export { projectOntoSimplex } from "./simplex.js";
