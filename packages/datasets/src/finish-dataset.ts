@@ -1,11 +1,5 @@
 import type { Column, Schema } from "@calm-ldp/marginal-algebra";
-import type {
-  AttributeInfo,
-  AttributeKind,
-  DatasetInfo,
-  LoadedDataset,
-  ReduceOptions,
-} from "./api.js";
+import type { AttributeInfo, AttributeKind, DatasetInfo, LoadedDataset, ReduceOptions } from "./api.js";
 import { checkC, checkD, fail, MalformedDataError } from "./errors.js";
 import { reduceAttribute } from "./reduce-attribute.js";
 
