@@ -127,34 +127,14 @@ export function buildGraphicalModel(
 ): GraphicalModel {
   const d = cardinalities.length;
   const sortedViews = views.map((v) => [...v].sort((x, y) => x - y));
-  const adjacency = Array.from({ length: d }, () => new Set<number>());
-  for (const v of sortedViews) for (const a of v) for (const b of v) if (a !== b) adjacency[a]!.add(b);
-  const alive = new Set(Array.from({ length: d }, (_, i) => i));
-  const eliminated: number[] = [];
-  const separators: number[][] = [];
-  while (alive.size > 0) {
-    let best = -1;
-    let bestFill = Number.POSITIVE_INFINITY;
-    let bestCells = Number.POSITIVE_INFINITY;
-    for (const x of alive) {
-      const neighbours = [...adjacency[x]!].filter((y) => alive.has(y));
-      let fill = 0;
-      for (let i = 0; i < neighbours.length; i++)
-        for (let j = i + 1; j < neighbours.length; j++)
-          if (!adjacency[neighbours[i]!]!.has(neighbours[j]!)) fill++;
-      const cells = cellsOf(neighbours, cardinalities) * cardinalities[x]!;
-      if (fill < bestFill || (fill === bestFill && cells < bestCells)) {
-        best = x;
-        bestFill = fill;
-        bestCells = cells;
-      }
-    }
-    const neighbours = [...adjacency[best]!].filter((y) => alive.has(y)).sort((x, y) => x - y);
-    for (const a of neighbours) for (const b of neighbours) if (a !== b) adjacency[a]!.add(b);
-    eliminated.push(best);
-    separators.push(neighbours);
-    alive.delete(best);
+  // Greedy elimination by three rules (min-fill then min-cells, min-fill alone, min-cells);
+  // the order with the fewest junction-tree cells in all is kept.
+  let best: { eliminated: number[]; separators: number[][]; total: number } | undefined;
+  for (const rule of ["fill-cells", "fill", "cells"] as const) {
+    const order = eliminationOrder(sortedViews, cardinalities, rule);
+    if (!best || order.total < best.total) best = order;
   }
+  const { eliminated, separators } = best!;
   const position = new Array<number>(d);
   eliminated.forEach((x, i) => {
     position[x] = i;
@@ -304,6 +284,53 @@ export function buildGraphicalModel(
   };
 
   return { cardinalities, views: sortedViews, cliques, largestClique, totalCells, marginals, query };
+}
+
+/**
+ * A greedy elimination order of the views' interaction graph: at every step the
+ * attribute with the fewest fill-in edges (ties: smallest clique), the fewest
+ * fill-in edges (ties: lowest index), or the smallest clique. Returns every
+ * eliminated attribute's separator (its neighbours not yet eliminated) and the
+ * total cells of the elimination cliques. O(d^3).
+ */
+function eliminationOrder(
+  views: readonly (readonly number[])[],
+  cardinalities: readonly number[],
+  rule: "fill-cells" | "fill" | "cells",
+): { eliminated: number[]; separators: number[][]; total: number } {
+  const d = cardinalities.length;
+  const adjacency = Array.from({ length: d }, () => new Set<number>());
+  for (const v of views) for (const a of v) for (const b of v) if (a !== b) adjacency[a]!.add(b);
+  const alive = new Set(Array.from({ length: d }, (_, i) => i));
+  const eliminated: number[] = [];
+  const separators: number[][] = [];
+  let total = 0;
+  while (alive.size > 0) {
+    let best = -1;
+    let bestKey: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    for (const x of alive) {
+      const neighbours = [...adjacency[x]!].filter((y) => alive.has(y));
+      let fill = 0;
+      if (rule !== "cells")
+        for (let i = 0; i < neighbours.length; i++)
+          for (let j = i + 1; j < neighbours.length; j++)
+            if (!adjacency[neighbours[i]!]!.has(neighbours[j]!)) fill++;
+      const cells = cellsOf(neighbours, cardinalities) * cardinalities[x]!;
+      const key: [number, number] =
+        rule === "cells" ? [cells, 0] : rule === "fill" ? [fill, 0] : [fill, cells];
+      if (key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] < bestKey[1])) {
+        best = x;
+        bestKey = key;
+      }
+    }
+    const neighbours = [...adjacency[best]!].filter((y) => alive.has(y)).sort((x, y) => x - y);
+    for (const a of neighbours) for (const b of neighbours) if (a !== b) adjacency[a]!.add(b);
+    total += cellsOf(neighbours, cardinalities) * cardinalities[best]!;
+    eliminated.push(best);
+    separators.push(neighbours);
+    alive.delete(best);
+  }
+  return { eliminated, separators, total };
 }
 
 function scaleToOne(values: Float64Array): void {
