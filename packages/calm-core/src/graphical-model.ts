@@ -44,7 +44,7 @@ export interface GraphicalModel {
   query(theta: readonly Float64Array[], attributes: readonly number[], maxCells: number): Float64Array;
 }
 
-/** A non-negative function of `attributes` (ascending), cells row-major (first most significant). */
+/** The logarithm of a non-negative function of `attributes` (ascending), cells row-major (first most significant). */
 interface Factor {
   attributes: number[];
   values: Float64Array;
@@ -97,20 +97,27 @@ function union(a: readonly number[], b: readonly number[]): number[] {
 function product(factors: readonly Factor[], cardinalities: readonly number[]): Factor {
   let attributes: number[] = [];
   for (const f of factors) attributes = union(attributes, f.attributes);
-  const values = new Float64Array(cellsOf(attributes, cardinalities)).fill(1);
+  const values = new Float64Array(cellsOf(attributes, cardinalities));
   for (const f of factors) {
     const map = subIndex(attributes, f.attributes, cardinalities);
-    for (let i = 0; i < values.length; i++) values[i]! *= f.values[map[i]!]!;
+    for (let i = 0; i < values.length; i++) values[i]! += f.values[map[i]!]!;
   }
   return { attributes, values };
 }
 
-/** Sums `factor` over every attribute not in `keep` (ascending subset). O(factor cells). */
+/**
+ * Sums `factor` over every attribute not in `keep` (ascending subset), in the log
+ * domain (log-sum-exp, so no potential underflows). O(factor cells).
+ */
 function project(factor: Factor, keep: readonly number[], cardinalities: readonly number[]): Factor {
   const map = subIndex(factor.attributes, keep, cardinalities);
-  const values = new Float64Array(cellsOf(keep, cardinalities));
-  for (let i = 0; i < map.length; i++) values[map[i]!]! += factor.values[i]!;
-  return { attributes: [...keep], values };
+  const size = cellsOf(keep, cardinalities);
+  const max = new Float64Array(size).fill(Number.NEGATIVE_INFINITY);
+  for (let i = 0; i < map.length; i++)
+    if (factor.values[i]! > max[map[i]!]!) max[map[i]!] = factor.values[i]!;
+  const sums = new Float64Array(size);
+  for (let i = 0; i < map.length; i++) sums[map[i]!]! += Math.exp(factor.values[i]! - max[map[i]!]!);
+  return { attributes: [...keep], values: Float64Array.from(sums, (x, j) => max[j]! + Math.log(x)) };
 }
 
 /**
@@ -231,12 +238,8 @@ export function buildGraphicalModel(
     maxQuery: number,
   ): Float64Array => {
     const keep = new Set(attributes);
-    let factors: Factor[] = sortedViews.map((v, i) => {
-      const t = theta[i]!;
-      let max = Number.NEGATIVE_INFINITY;
-      for (const x of t) if (x > max) max = x;
-      return { attributes: v, values: Float64Array.from(t, (x) => Math.exp(x - max)) };
-    });
+    // Variable elimination in the log domain (potentials far apart must not underflow).
+    let factors: Factor[] = sortedViews.map((v, i) => ({ attributes: v, values: theta[i]! }));
     const others = new Set<number>();
     for (const v of sortedViews) for (const a of v) if (!keep.has(a)) others.add(a);
     while (others.size > 0) {
@@ -263,7 +266,6 @@ export function buildGraphicalModel(
         joined.attributes.filter((a) => a !== best),
         cardinalities,
       );
-      scaleToOne(reduced.values);
       factors = [...factors.filter((f) => !f.attributes.includes(best)), reduced];
       others.delete(best);
     }
@@ -275,10 +277,13 @@ export function buildGraphicalModel(
       );
     const relevant = factors.filter((f) => f.attributes.length > 0);
     const joint = product(
-      [{ attributes: target, values: new Float64Array(targetCells).fill(1) }, ...relevant],
+      [{ attributes: target, values: new Float64Array(targetCells) }, ...relevant],
       cardinalities,
     );
-    const out = project(joint, target, cardinalities).values;
+    const log = project(joint, target, cardinalities).values;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const x of log) if (x > max) max = x;
+    const out = Float64Array.from(log, (x) => Math.exp(x - max));
     scaleToOne(out);
     return out;
   };
