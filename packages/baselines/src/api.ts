@@ -6,10 +6,8 @@ import type {
   MarginalTable,
   NonNegativityMethod,
   ProtocolPlan,
-  RecordStore,
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import type { Rng } from "@calm-ldp/random";
 import type { MethodId } from "./registry.js";
 
 /** Lower-case ids of every method, derived from the method table (`registry.ts`). */
@@ -276,31 +274,16 @@ export interface EmSynopsis extends BaselineSynopsis {
 }
 
 /**
- * A method as the harness and the CLI run it: a {@link MarginalProtocol} with a
- * batched per-user path, the exact count-level simulation where the method allows
- * one (`simulate`), and the analytical expected SSE where a closed form exists.
+ * A method of this package: marginal-algebra's {@link MarginalProtocol}, the one
+ * method interface (optional `simulate`, `simulatePerUser`, `label`, `expectedSse`).
+ * Every registry method has `label` and `simulatePerUser`; `simulate` where it has
+ * an exact count-level simulation and `expectedSse` where a closed form exists
+ * (see {@link MethodInfo}).
  */
-export interface BaselineProtocol<Plan extends ProtocolPlan = ProtocolPlan, Report = unknown>
-  extends MarginalProtocol<Plan, Report> {
-  readonly id: MethodId;
-  /** Name in the papers (e.g. "InpHT"). */
-  readonly label: string;
-  /** Server: the synopsis that answers marginal queries. */
-  estimate(plan: Plan, aggregator: ReportAggregator<Report>): BaselineSynopsis;
-  /**
-   * The per-user path: every record of `data` perturbed by the method's real client
-   * kernel (the one `report` runs), batched, and aggregated. Same distribution as
-   * `report` + `add` for every record, much faster.
-   */
-  simulatePerUser(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
-  /**
-   * Expected SSE (fractions) of the raw answer to `attributes` from the method's
-   * own oracle variance: exact given the true marginal `truth` (fractions over the
-   * same attributes), the f-free first-order form without it. Absent for methods
-   * with no closed form (EM, InpEM, BE, CALM, the sketches).
-   */
-  expectedSse?(plan: Plan, attributes: readonly number[], truth?: MarginalTable): number;
-}
+export type BaselineProtocol<Plan extends ProtocolPlan = ProtocolPlan, Report = unknown> = MarginalProtocol<
+  Plan,
+  Report
+>;
 
 /** Static facts about a method (for the CLI's listing and the harness's reports), without its id. */
 export interface MethodFacts {

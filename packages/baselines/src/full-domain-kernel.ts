@@ -15,13 +15,15 @@ import { finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
   BaselineOptions,
-  BaselineSynopsis,
   FullDomainPlan,
   FullDomainReport,
   PlanOracle,
 } from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, storeMasks } from "./encoding.js";
-import { tooLarge } from "./errors.js";
+import { CannotRunError, tooLarge } from "./errors.js";
+import { groupInterval } from "./group-interval.js";
+import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
+import type { IntervalSynopsis } from "./intervals.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
   checkPlanInputs,
@@ -201,8 +203,12 @@ export function fullDomainSimulate(plan: FullDomainPlan, store: RecordStore, rng
   return aggregator;
 }
 
-/** The synopsis of a full-domain method: the estimated full table, marginalised per query. */
-export interface FullDomainSynopsis extends BaselineSynopsis {
+/**
+ * The synopsis of a full-domain method: the estimated full table, marginalised
+ * per query; with an interval, analytic (`groupInterval` with the whole
+ * population as one group), refused before any report.
+ */
+export interface FullDomainSynopsis extends IntervalSynopsis {
   readonly plan: FullDomainPlan;
   /** Unbiased estimate of the full table (fractions; may be negative); uniform when no report came. */
   readonly full: Float64Array;
@@ -222,11 +228,39 @@ export function fullDomainEstimate(
   const runtime = fullDomainRuntime(plan);
   const full = counts.reports > 0 ? counts.estimate() : new Float64Array(plan.domain).fill(1 / plan.domain);
   const d = runtime.cardinalities.length;
-  const query = (attributes: readonly number[]): MarginalTable => {
+  function query(attributes: readonly number[]): MarginalTable;
+  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
+  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     const size = q.reduce((product, a) => product * runtime.radices[a]!, 1);
+    const linear = (cells: Float64Array) => answerTable(runtime.encoding, runtime.cardinalities, q, cells);
+    if (options !== undefined) {
+      if (counts.reports === 0)
+        throw new CannotRunError(
+          `${plan.method}.query: no reports yet, so the noise has no variance estimate and no interval is sound`,
+        );
+      // One group holding every user: the oracle's covariance minus the population's own
+      // sampling term (the truth is this population's table). Linear, so analytic.
+      return groupInterval(
+        `${plan.method}.query`,
+        [
+          {
+            table: full,
+            radices: runtime.radices,
+            positions: q,
+            reports: counts.reports,
+            oracle: runtime.oracle,
+          },
+        ],
+        size,
+        counts.reports,
+        options,
+        linear,
+        (cells) => finishAnswer(linear(cells), post),
+      );
+    }
     const cells = marginalizeMixed(full, runtime.radices, q, new Float64Array(size));
-    return finishAnswer(answerTable(runtime.encoding, runtime.cardinalities, q, cells), post);
-  };
+    return finishAnswer(linear(cells), post);
+  }
   return { plan, full, query };
 }

@@ -36,25 +36,60 @@ export function hadamardInterval(
   linear: (cells: Float64Array) => MarginalTable,
   released: (cells: Float64Array) => MarginalTable,
 ): IntervalTable {
-  const where = `${plan.method}.query`;
-  const level = options?.interval as number;
-  const z = twoSidedZ(level, where);
-  const scale = 2 * plan.p - 1;
   const local = new Float64Array(lookup.length);
   local[0] = 1;
-  let sum = 0;
   let n = 0;
   for (let e = 0; e < counts.length; e++) n += counts[e]!;
   const coefficientVariance = new Float64Array(lookup.length);
   for (let m = 1; m < lookup.length; m++) {
     const e = lookup[m]!;
     local[m] = theta[e]!;
-    const c = counts[e]!;
-    const t = Math.max(-1, Math.min(1, theta[e]!));
-    coefficientVariance[m] = c > 0 ? (1 / (scale * scale) - t * t) / c : 1;
-    sum += coefficientVariance[m]!;
+    coefficientVariance[m] = coefficientVarianceOf(plan, theta[e]!, counts[e]!);
   }
-  const base = sum / lookup.length ** 2;
+  return coefficientInterval(
+    `${plan.method}.query`,
+    local,
+    coefficientVariance,
+    n,
+    options,
+    linear,
+    released,
+  );
+}
+
+/**
+ * Var(theta^_alpha) = [1/(2p-1)^2 - theta_alpha^2] / c_alpha with the plug-in theta
+ * clipped to [-1, 1]; 1 for an entry with no report (its 0 is off by at most 1). O(1).
+ */
+export function coefficientVarianceOf(plan: Pick<HadamardPlan, "p">, theta: number, count: number): number {
+  const scale = 2 * plan.p - 1;
+  const t = Math.max(-1, Math.min(1, theta));
+  return count > 0 ? (1 / (scale * scale) - t * t) / count : 1;
+}
+
+/**
+ * The interval of a bit marginal given by its local coefficients `local`
+ * (local[0] = 1; entry m over the query's bits) with independent coefficient
+ * errors of variances `coefficientVariance` (see {@link hadamardInterval}; MargHT
+ * passes the mean over its groups and variances / u^2): every bit cell has
+ * variance 4^-k_b sum_m V_m, minus f (1 - f) / n for the users' partition;
+ * covariance (asked) from the transform at g XOR h. O(2^k_b) per query
+ * (O(4^k_b) with the covariance).
+ */
+export function coefficientInterval(
+  where: string,
+  local: Float64Array,
+  coefficientVariance: Float64Array,
+  n: number,
+  options: IntervalOptions,
+  linear: (cells: Float64Array) => MarginalTable,
+  released: (cells: Float64Array) => MarginalTable,
+): IntervalTable {
+  const level = options?.interval as number;
+  const z = twoSidedZ(level, where);
+  let sum = 0;
+  for (let m = 1; m < local.length; m++) sum += coefficientVariance[m]!;
+  const base = sum / local.length ** 2;
   // The linear cells, before any post-processing (marginalFromCoefficients is in place).
   const bitCells = Float64Array.from(local);
   const center = linear(transformed(bitCells)).cells;
@@ -70,7 +105,7 @@ export function hadamardInterval(
   if (options.covariance === true) {
     // Bit cells: Cov(M[g], M[h]) = 4^-k_b sum_alpha (-1)^{|g ∧ alpha| + |h ∧ alpha|} Var(theta_alpha),
     // i.e. the transform of the coefficient variances at g XOR h; then the partition term, then decoding.
-    const size = lookup.length;
+    const size = local.length;
     const byXor = transformed(Float64Array.from(coefficientVariance)); // 2^-k_b sum_alpha (-1)^{|x ∧ alpha|} V_alpha
     const bits = new Float64Array(size * size);
     for (let g = 0; g < size; g++) for (let h = 0; h < size; h++) bits[g * size + h] = byXor[g ^ h]! / size;

@@ -9,7 +9,7 @@ import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng }
 import { finishAnswer } from "./answers.js";
 import type { AnswerPostProcessing, BaselineOptions, HadamardPlan, HadamardReport } from "./api.js";
 import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
-import { malformed, tooLarge, UnsupportedQueryError } from "./errors.js";
+import { malformed, tooLarge } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
 import {
   type CoefficientEntries,
@@ -17,7 +17,13 @@ import {
   inputEntries,
   marginalEntries,
 } from "./hadamard-coefficient-entries.js";
-import { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
+import {
+  coefficientInterval,
+  coefficientVarianceOf,
+  hadamardInterval,
+  type IntervalOptions,
+  type IntervalTable,
+} from "./hadamard-interval.js";
 import type { IntervalSynopsis } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
@@ -222,7 +228,7 @@ export function hadamardSimulate(plan: HadamardPlan, store: RecordStore, rng: Rn
   return aggregator;
 }
 
-/** The synopsis of a Hadamard method (intervals: InpHT/FT only, see `hadamardInterval`; MargHT throws `UnsupportedQueryError`). */
+/** The synopsis of a Hadamard method (intervals: InpHT/FT `hadamardInterval`; MargHT the same formula on its marginals' mean coefficients). */
 export interface HadamardSynopsis extends IntervalSynopsis {
   readonly plan: HadamardPlan;
   /** Unbiased coefficient estimate per entry, `(mean of reported signs) / (2p - 1)`; 0 for an entry with no report. */
@@ -260,10 +266,7 @@ export function hadamardEstimate(
   function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     if (options !== undefined) {
-      if (runtime.lookup === undefined)
-        throw new UnsupportedQueryError(
-          `${plan.method}.query: intervals are available for InpHT/FT only (MargHT's averaged projections have no variance model here)`,
-        );
+      if (runtime.lookup === undefined) return margHtInterval(q, options);
       return hadamardInterval(
         plan,
         theta,
@@ -300,6 +303,58 @@ export function hadamardEstimate(
       };
     });
     return finish(q, mean);
+  }
+  /**
+   * MargHT's interval: the answer is the mean over the u marginals containing the
+   * query of their coefficients restricted to the query's bits, so it is the
+   * Hadamard cell formula on mean coefficients whose independent errors have
+   * variance sum_g Var(theta_g,alpha) / u^2 (different users per entry). O(u 2^k_b).
+   */
+  function margHtInterval(q: readonly number[], options: IntervalOptions): IntervalTable {
+    checkKWay(plan.method, plan.k, q);
+    const groups = runtime.groups!;
+    const used = groups.containing(q);
+    // Bit layout of a local index: attributes in order, the first most significant, bits[a] bits each.
+    const shiftsOf = (attributes: readonly number[]) => {
+      const shift = new Map<number, number>();
+      let total = 0;
+      for (let i = attributes.length - 1; i >= 0; i--) {
+        shift.set(attributes[i]!, total);
+        total += encoding.bits[attributes[i]!]!;
+      }
+      return { shift, total };
+    };
+    const query = shiftsOf(q);
+    const size = 2 ** query.total;
+    const local = new Float64Array(size);
+    local[0] = 1;
+    const variance = new Float64Array(size);
+    let n = 0;
+    for (const c of tallies.counts) n += c;
+    const u = used.length;
+    for (const g of used) {
+      const group = shiftsOf(groups.groups[g]!);
+      const first = runtime.groupOffsets![g]!;
+      for (let m = 1; m < size; m++) {
+        let mask = 0;
+        for (const a of q) {
+          const part = (m >>> query.shift.get(a)!) & ((1 << encoding.bits[a]!) - 1);
+          mask |= part << group.shift.get(a)!;
+        }
+        const e = first + mask - 1;
+        local[m]! += theta[e]! / u;
+        variance[m]! += coefficientVarianceOf(plan, theta[e]!, tallies.counts[e]!) / (u * u);
+      }
+    }
+    return coefficientInterval(
+      `${plan.method}.query`,
+      local,
+      variance,
+      n,
+      options,
+      (cells) => linear(q, cells),
+      (cells) => finish(q, cells),
+    );
   }
   return { plan, theta, query };
 }

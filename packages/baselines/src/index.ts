@@ -74,7 +74,7 @@ export { createInpCms, createInpHtCms } from "./protocols/sketch.js";
 export { createUni } from "./protocols/uni.js";
 export { CORMODE_CODE_METHODS, createMethod, isMethodId, METHOD_IDS, METHOD_INFO } from "./registry.js";
 export { reportStreamId, SAME_REPORTS_AS } from "./report-streams.js";
-export { type PopulationMethod, runMethod } from "./run.js";
+export { runMethod } from "./run.js";
 export {
   CmsAggregator,
   cmsEstimate,

@@ -7,9 +7,14 @@ export const INTERVAL_METHODS: readonly MethodId[] = Object.freeze([
   "calm",
   "inpht",
   "ft",
+  "marght",
   "am",
   "margrr",
   "margps",
+  "fc",
+  "inprr",
+  "inpps",
+  "inpolh",
 ]);
 
 /** The synopsis of an analytic-interval method: `query` also answers with an interval per cell. */

@@ -51,7 +51,7 @@ function statistics(method: BaselineProtocol, path: Path, seed: number, store: R
     let aggregator = method.createAggregator(plan);
     if (path === "report") {
       for (let r = 0; r < N; r++) aggregator.add(method.report(plan, recordAt(store, r, record), rng));
-    } else if (path === "per-user") aggregator = method.simulatePerUser(plan, store, rng);
+    } else if (path === "per-user") aggregator = method.simulatePerUser!(plan, store, rng);
     else aggregator = method.simulate!(plan, store, rng);
     expect(aggregator.reports).toBe(N);
     const answer = method.estimate(plan, aggregator).query(QUERY);

@@ -11,12 +11,8 @@ import { createUni } from "./protocols/uni.js";
 
 /** One row of the method table: the static facts of {@link MethodInfo} and the factory. */
 interface MethodEntry extends MethodFacts {
-  /**
-   * Build the method from the caller's options (`calm`: the CALM options, `options.calm`
-   * or the options themselves). Typed `object` here because `MethodId` derives from
-   * this table; `createMethod` returns it as a `BaselineProtocol`.
-   */
-  readonly create: (options: MethodOptions, calm: CalmProtocolOptions) => object;
+  /** Build the method from the caller's options (`calm`: the CALM options, `options.calm` or the options themselves). */
+  readonly create: (options: MethodOptions, calm: CalmProtocolOptions) => BaselineProtocol;
 }
 
 /**
@@ -245,5 +241,5 @@ export function createMethod(
   const options = given as MethodOptions;
   const calmOptions = options.calm ?? (given as CalmProtocolOptions);
   const entry: MethodEntry = METHOD_TABLE[id];
-  return entry.create(options, calmOptions) as unknown as BaselineProtocol;
+  return entry.create(options, calmOptions);
 }

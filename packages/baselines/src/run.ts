@@ -1,9 +1,4 @@
-import type {
-  MarginalProtocol,
-  ProtocolPlan,
-  RecordStore,
-  ReportAggregator,
-} from "@calm-ldp/marginal-algebra";
+import type { MarginalProtocol, ProtocolPlan, RecordStore } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import type { RunOptions, RunResult } from "./api.js";
 import { CannotRunError, fail } from "./errors.js";
@@ -23,7 +18,7 @@ import { CannotRunError, fail } from "./errors.js";
  * O(1) plus the method's simulation or per-user cost (O(n d) to O(n D) by method).
  */
 export function runMethod<Plan extends ProtocolPlan, Report>(
-  method: PopulationMethod<Plan, Report>,
+  method: MarginalProtocol<Plan, Report>,
   plan: Plan,
   store: RecordStore,
   rng: Rng,
@@ -49,13 +44,4 @@ export function runMethod<Plan extends ProtocolPlan, Report>(
     aggregator.add(method.report(plan, record, rng));
   }
   return { aggregator, path: "per-user" };
-}
-
-/**
- * What `runMethod` runs: any marginal protocol, with the batched per-user path
- * when it has one (every baseline does).
- */
-export interface PopulationMethod<Plan extends ProtocolPlan = ProtocolPlan, Report = unknown>
-  extends MarginalProtocol<Plan, Report> {
-  simulatePerUser?(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
 }

@@ -52,35 +52,32 @@ console.log(
 }
 
 const rounds = 3;
-let release = 0;
-let point = 0;
-let interval = 0;
-let widthSum = 0;
-let firstQuery = 0;
+// Milliseconds summed over the rounds, and the summed width of cell 0's intervals.
+const sum = { release: 0, point: 0, interval: 0, firstQuery: 0, width: 0 };
 for (let r = 0; r < rounds; r++) {
   let t = process.hrtime.bigint();
   const synopsis = estimateCalm(plan, aggregator);
-  release += ms(t);
+  sum.release += ms(t);
   t = process.hrtime.bigint();
   for (const q of queries) synopsis.query(q);
-  point += ms(t);
+  sum.point += ms(t);
   t = process.hrtime.bigint();
   for (const [i, q] of queries.entries()) {
     const answer = synopsis.query(q, { interval: 0.95 });
-    if (i === 0) firstQuery += ms(t);
+    if (i === 0) sum.firstQuery += ms(t);
     if (answer.intervalMethod !== "analytic") throw new Error("expected the analytic path");
-    widthSum += answer.upper[0]! - answer.lower[0]!;
+    sum.width += answer.upper[0]! - answer.lower[0]!;
   }
-  interval += ms(t);
+  sum.interval += ms(t);
 }
-release /= rounds;
-firstQuery /= rounds;
-point /= rounds;
-interval /= rounds;
+const release = sum.release / rounds;
+const firstQuery = sum.firstQuery / rounds;
+const point = sum.point / rounds;
+const interval = sum.interval / rounds;
 console.log(`release (estimateCalm: consistency + non-negativity): ${release.toFixed(1)} ms`);
 console.log(`50 point answers:                                      ${point.toFixed(1)} ms`);
 console.log(
-  `50 answers with 95% analytic intervals:                ${interval.toFixed(1)} ms (${(interval / count).toFixed(2)} ms/query; mean width of cell 0 ${(widthSum / (rounds * count)).toFixed(4)})`,
+  `50 answers with 95% analytic intervals:                ${interval.toFixed(1)} ms (${(interval / count).toFixed(2)} ms/query; mean width of cell 0 ${(sum.width / (rounds * count)).toFixed(4)})`,
 );
 console.log(
   `  of which the first query (builds the release's per-view index: covariances, 1-way projections): ${firstQuery.toFixed(1)} ms; the other 49: ${(interval - firstQuery).toFixed(1)} ms`,

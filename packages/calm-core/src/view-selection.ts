@@ -1,5 +1,5 @@
 import { coveringDesign } from "@calm-ldp/covering-design";
-import { type Rng, sampleWithoutReplacement, seededRng, uniformInt } from "@calm-ldp/random";
+import { kSubsets, type Rng, sampleWithoutReplacement, seededRng, uniformInt } from "@calm-ldp/random";
 import { binomialCoefficient } from "./choose-parameters.js";
 import { invalid } from "./errors.js";
 
@@ -41,7 +41,7 @@ export function selectViews(d: number, l: number, m: number, options: SelectView
     invalid("selectViews", `l must be an integer in [1, d = ${d}]`, l);
   const total = binomialCoefficient(d, l);
   if (!Number.isInteger(m) || m < 1) invalid("selectViews", "m must be an integer >= 1", m);
-  if (m >= total) return allSubsets(d, l);
+  if (m >= total) return kSubsets(d, l);
   const rng = seededRng(options.seed ?? 0);
   const chosen: number[][] = [];
   if (options.cover) {
@@ -65,19 +65,6 @@ export function selectViews(d: number, l: number, m: number, options: SelectView
 function compareSubsets(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
-}
-
-function allSubsets(d: number, l: number): number[][] {
-  const out: number[][] = [];
-  const current = Array.from({ length: l }, (_, i) => i);
-  for (;;) {
-    out.push([...current]);
-    let i = l - 1;
-    while (i >= 0 && current[i] === d - l + i) i--;
-    if (i < 0) return out;
-    current[i]!++;
-    for (let j = i + 1; j < l; j++) current[j] = current[j - 1]! + 1;
-  }
 }
 
 /** The l-subset of rank r in colex order (combinatorial number system). O(d). */
@@ -150,7 +137,7 @@ function addBalanced(chosen: number[][], d: number, l: number, m: number, total:
     }
     return c;
   };
-  const pool = total <= ENUMERATION_LIMIT ? allSubsets(d, l) : undefined;
+  const pool = total <= ENUMERATION_LIMIT ? kSubsets(d, l) : undefined;
   while (chosen.length < m) {
     let best: number[] | undefined;
     let bestCost = Number.POSITIVE_INFINITY;

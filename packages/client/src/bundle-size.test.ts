@@ -84,6 +84,14 @@ describe("browser bundle", () => {
     expect(
       inputs.filter((path) => /frequency-oracles\/src\/(ss|hr|olh|local-hash|registry)\.ts$/.test(path)),
     ).toEqual([]);
+    // Only their device side: no aggregator, estimate, count simulation, binomial sampler or full oracle.
+    expect(
+      inputs.filter((path) =>
+        /(frequency-oracles\/src\/(aggregator|estimate|simulate|define-oracle)|random\/src\/binomial)\.ts$/.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
     expect(new TextDecoder().decode(code)).not.toMatch(/Math\.random/);
     // The persistent reporter and the IndexedDB adapter are in it; the Node file storage is not.
     expect(

@@ -1,13 +1,21 @@
 import { type CalmPlan, type CalmReport, calmReportWith, InvalidParameterError } from "@calm-ldp/calm-core";
-import { createGrr, createOue, createSue, type FrequencyOracle } from "@calm-ldp/frequency-oracles";
+import {
+  createGrrDevice,
+  createOueDevice,
+  createSueDevice,
+  type DeviceOracle,
+} from "@calm-ldp/frequency-oracles";
 import type { Rng } from "@calm-ldp/random";
 
-/** The oracles a client can run, by the plan's oracle name (no registry: the bundle keeps only these). */
-const FACTORIES = { grr: createGrr, oue: createOue, sue: createSue } as const;
+/**
+ * The oracles a client can run, by the plan's oracle name: the device side of GRR,
+ * OUE and SUE (no registry, no server paths: the bundle keeps only these).
+ */
+const FACTORIES = { grr: createGrrDevice, oue: createOueDevice, sue: createSueDevice } as const;
 
 /** @internal The oracles of a plan's views, built once per plan object. */
 export interface ClientRuntime {
-  oracles: FrequencyOracle<unknown>[];
+  oracles: DeviceOracle<unknown>[];
   cardinalities: number[][];
 }
 
@@ -25,7 +33,7 @@ export function runtimeOf(plan: CalmPlan): ClientRuntime {
           throw new InvalidParameterError(
             `createReport: oracle ${view.oracle} has no client in this package`,
           );
-        return factory({ eps: plan.eps, domain: view.cells }) as FrequencyOracle<unknown>;
+        return factory({ eps: plan.eps, domain: view.cells }) as DeviceOracle<unknown>;
       }),
       cardinalities: plan.views.map((view) => view.attributes.map((a) => cardinalities[a]!)),
     };
@@ -36,9 +44,10 @@ export function runtimeOf(plan: CalmPlan): ClientRuntime {
 
 /**
  * CALM's client step (§4.1): calm-core's `calmReportWith`, the code `calmReport`
- * runs, with the view oracles built by `createGrr`/`createOue`/`createSue` of
- * @calm-ldp/frequency-oracles (the registry's own factories) instead of the
- * registry, so the browser bundle holds only these three oracles. O(d + cost of
+ * runs, with the view oracles built by `createGrrDevice`/`createOueDevice`/`createSueDevice`
+ * of @calm-ldp/frequency-oracles (the device side of the registry's own oracles: the same
+ * cores, parameters and draws) instead of the registry, so the browser bundle holds only
+ * these three oracles' client paths. O(d + cost of
  * one perturbation).
  * @internal
  */

@@ -6,8 +6,13 @@ import type { CampaignTag, CollectorStorage, RoundRequest, RoundState, StoredRou
 import type { CorsPolicy } from "./cors.js";
 import { planRound } from "./create-round.js";
 import { reject } from "./errors.js";
-import { type EstimatedMarginal, type Estimator, estimateMarginal } from "./estimate-marginal.js";
-import { intervalLevel, queryAttributes } from "./query-attributes.js";
+import {
+  type EstimatedMarginal,
+  type Estimator,
+  estimateMarginal,
+  intervalFields,
+} from "./estimate-marginal.js";
+import { marginalQuery } from "./query-attributes.js";
 import { REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS } from "./schemas.js";
 
 /** The body of `POST /v1/campaigns`: a round's parameters plus the schedule and the clients' layer. */
@@ -357,21 +362,12 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
     async (request) => {
       const { campaign, closed } = await current(request.params.id);
       const plan = campaign.definition.plan;
-      const attributes = queryAttributes(plan, request.query.attrs, context.maxQueryCells);
-      const estimator = request.query.estimator ?? "calm";
-      const level = intervalLevel(request.query.interval);
-      if (level !== undefined && estimator !== "calm")
-        reject(
-          400,
-          "interval-unavailable",
-          `interval: intervals are available for the "calm" estimator only (${estimator} has no variance model)`,
-        );
-      if (level !== undefined && campaign.instantEps !== undefined)
-        reject(
-          400,
-          "interval-unavailable",
-          "interval: not available for a campaign with an instantaneous layer (no variance model)",
-        );
+      const { attributes, estimator, level } = marginalQuery(
+        plan,
+        request.query,
+        context.maxQueryCells,
+        campaign.instantEps === undefined ? undefined : "a campaign with an instantaneous layer",
+      );
       const { from, to } = request.query;
       const inRange = rangeFilter(from, to);
       const series = [];
@@ -389,7 +385,6 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
           answer = estimateMarginal(plan, counts, attributes, options, estimator);
           noInterval = error.message;
         }
-        const interval = answer.interval;
         series.push({
           round: round.id,
           index: round.index,
@@ -400,16 +395,7 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
           cells: Array.from(answer.table.cells),
           // The closed form is for reports at the plan's eps; with an instantaneous layer it does not apply.
           expectedSse: campaign.instantEps === undefined ? answer.expectedSse : null,
-          ...(interval === undefined
-            ? {}
-            : {
-                level: interval.level,
-                lower: Array.from(interval.lower),
-                upper: Array.from(interval.upper),
-                standardError: Array.from(interval.standardError, (se) => (Number.isNaN(se) ? null : se)),
-                intervalMethod: interval.intervalMethod,
-                center: Array.from(interval.center),
-              }),
+          ...intervalFields(answer.interval),
           ...(noInterval === undefined ? {} : { noInterval }),
         });
       }

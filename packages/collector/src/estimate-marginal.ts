@@ -135,3 +135,21 @@ export function estimateMarginal(
     interval: { level, lower, upper, standardError, intervalMethod, replicates, center },
   };
 }
+
+/**
+ * An answer's interval as JSON fields of a marginals response (`level`, `lower`,
+ * `upper`, `standardError` with null where it is not a number, `intervalMethod`,
+ * `replicates`, `center`); no fields without an interval. O(cells).
+ */
+export function intervalFields(interval: MarginalInterval | undefined) {
+  if (interval === undefined) return {};
+  return {
+    level: interval.level,
+    lower: Array.from(interval.lower),
+    upper: Array.from(interval.upper),
+    standardError: Array.from(interval.standardError, (se) => (Number.isNaN(se) ? null : se)),
+    intervalMethod: interval.intervalMethod,
+    replicates: interval.replicates,
+    center: Array.from(interval.center),
+  };
+}

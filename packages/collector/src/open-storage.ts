@@ -34,20 +34,12 @@ export async function openStorage(location: StorageLocation): Promise<CollectorS
       throw new InvalidParameterError(
         `openStorage: postgres must be a postgres:// URL (got ${JSON.stringify(location.postgres.split("@").pop())})`,
       );
-    const { openPostgresStorage } = await loadBackend(
-      "PostgreSQL",
-      "pg",
-      () => import("./postgres.js"),
-    );
+    const { openPostgresStorage } = await loadBackend("PostgreSQL", "pg", () => import("./postgres.js"));
     return openPostgresStorage(location.postgres);
   }
   if (typeof location.duckdb !== "string" || location.duckdb === "")
     throw new InvalidParameterError("openStorage: duckdb must be a file path");
-  const { openDuckDbStorage } = await loadBackend(
-    "DuckDB",
-    "@duckdb/node-api",
-    () => import("./duckdb.js"),
-  );
+  const { openDuckDbStorage } = await loadBackend("DuckDB", "@duckdb/node-api", () => import("./duckdb.js"));
   return openDuckDbStorage(location.duckdb);
 }
 

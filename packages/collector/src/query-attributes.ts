@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { reject } from "./errors.js";
+import type { Estimator } from "./estimate-marginal.js";
 
 /**
  * Parse a query's `attrs` parameter (comma-separated attribute names, or indices
@@ -43,4 +44,42 @@ export function intervalLevel(interval: string | undefined): number | undefined 
       `interval: must be a confidence level strictly between 0 and 1, e.g. 0.95 (got ${JSON.stringify(interval)})`,
     );
   return level;
+}
+
+/** A marginal query's parameters, checked (see {@link marginalQuery}). */
+export interface MarginalQuery {
+  /** Attribute indexes, ascending. */
+  readonly attributes: number[];
+  readonly estimator: Estimator;
+  /** The confidence level of the per-cell interval asked for, if any. */
+  readonly level: number | undefined;
+}
+
+/**
+ * Check a marginals request's query string (`attrs`, `estimator`, `interval`) for
+ * `plan`: the attributes (`queryAttributes`), the estimator (default "calm") and
+ * the interval level (`intervalLevel`). An interval is refused (400
+ * "interval-unavailable") for an estimator other than "calm", and when `instantLayer`
+ * (what is de-biased for a clients' instantaneous layer, e.g. "a campaign round
+ * de-biased with its instantaneous layer") is given: neither has a variance model.
+ * O(attrs length + number of attributes).
+ */
+export function marginalQuery(
+  plan: CalmPlan,
+  query: { readonly attrs: string; readonly estimator?: Estimator; readonly interval?: string },
+  maxCells: number,
+  instantLayer: string | undefined,
+): MarginalQuery {
+  const attributes = queryAttributes(plan, query.attrs, maxCells);
+  const estimator = query.estimator ?? "calm";
+  const level = intervalLevel(query.interval);
+  if (level !== undefined && estimator !== "calm")
+    reject(
+      400,
+      "interval-unavailable",
+      `interval: intervals are available for the "calm" estimator only (${estimator} has no variance model)`,
+    );
+  if (level !== undefined && instantLayer !== undefined)
+    reject(400, "interval-unavailable", `interval: not available for ${instantLayer} (no variance model)`);
+  return { attributes, estimator, level };
 }

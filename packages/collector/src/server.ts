@@ -1,19 +1,9 @@
-import { isReportId, WIRE_FORMAT_VERSION } from "@calm-ldp/client";
-import { CannotRunError } from "@calm-ldp/errors";
+import { isReportId } from "@calm-ldp/client";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import type {
-  CollectorOptions,
-  CollectorStorage,
-  ErrorBody,
-  MarginalAnswer,
-  RoundCounts,
-  RoundRequest,
-  StoredRound,
-} from "./api.js";
+import type { CollectorOptions, CollectorStorage, ErrorBody, StoredRound } from "./api.js";
 import { bearerChecker } from "./auth.js";
-import { registerCampaigns, roundEstimateOptions } from "./campaigns.js";
+import { registerCampaigns } from "./campaigns.js";
 import { CorsPolicy } from "./cors.js";
-import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import {
   InvalidParameterError,
   RequestRejectedError,
@@ -21,19 +11,10 @@ import {
   reject,
   StorageError,
 } from "./errors.js";
-import { type EstimatedMarginal, type Estimator, estimateMarginal } from "./estimate-marginal.js";
-import { intervalLevel, queryAttributes } from "./query-attributes.js";
 import { RateLimiter } from "./rate-limit.js";
-import {
-  MARGINALS_QUERY,
-  PLAN_ROUTE,
-  REPORTS_ROUTE,
-  ROUND_BODY,
-  ROUND_PARAMS,
-  reportsBodySchema,
-} from "./schemas.js";
+import { registerRounds } from "./round-routes.js";
+import { PLAN_ROUTE, REPORTS_ROUTE } from "./schemas.js";
 import { RETRY_AFTER_SECONDS, StorageHealth } from "./storage-health.js";
-import { validateBatch } from "./validate-batch.js";
 
 /** Fastify's own client errors, by code: the collector's status and reason for each. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
@@ -43,8 +24,6 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, "malformed-json"],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, "malformed-json"],
 };
-
-type RoundParams = { id: string };
 
 /** `trustProxy` checked: a non-empty list of IPv4/IPv6 addresses or CIDR ranges. */
 function trustedProxies(list: string): string {
@@ -108,14 +87,45 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * when wrong; compared in constant time). Every error is JSON `{statusCode,
  * reason, message}` without stack traces; refused report batches are counted
  * per reason in the round's status.
+ *
+ * Built in named steps: check the options, create the app and its shared context,
+ * then error handling, rate limit, preflights, health, the round routes
+ * (round-routes.ts), the campaign routes (campaigns.ts) and the retention sweep.
  */
 export async function createCollector(options: CollectorOptions): Promise<FastifyInstance> {
+  const settings = collectorSettings(options);
+  const context = collectorContext(options, settings);
+  handleErrors(context);
+  if (options.rateLimit !== undefined) limitRate(context, options.rateLimit);
+  answerPreflights(context);
+  registerHealth(context);
+  registerRounds(context);
+  registerCampaigns(context.app, {
+    storage: context.storage,
+    admin: context.admin,
+    cors: context.cors,
+    refusePreflight: context.refusePreflight,
+    rounds: context.rounds,
+    maxBatch: settings.maxBatch,
+    maxQueryCells: settings.maxQueryCells,
+    now: () => new Date(),
+  });
+  sweepClosedRoundIds(context);
+  return context.app;
+}
+
+/** The collector's options checked, with their defaults filled in. */
+export interface CollectorSettings {
+  readonly adminToken: string;
+  readonly maxBatch: number;
+  readonly bodyLimit: number;
+  readonly maxQueryCells: number;
+  readonly idRetentionMs: number;
+}
+
+/** Check the options (`InvalidParameterError` naming the first bad one) and fill in defaults. */
+function collectorSettings(options: CollectorOptions): CollectorSettings {
   const { adminToken } = options;
-  const health = new StorageHealth(
-    options.storage.backend,
-    options.log ?? ((line) => process.stderr.write(`${line}\n`)),
-  );
-  const storage = watchedStorage(options.storage, health);
   if (typeof adminToken !== "string" || adminToken.length < 16)
     throw new InvalidParameterError("createCollector: adminToken must be a string of at least 16 characters");
   const maxBatch = positiveInteger("maxBatch", options.maxBatch, 1000);
@@ -126,13 +136,41 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     throw new InvalidParameterError(
       `createCollector: idRetentionMs must be an integer >= 0 (got ${options.idRetentionMs})`,
     );
-  const checkToken = bearerChecker(adminToken);
-  const cors = new CorsPolicy(options.allowOrigins ?? []);
-  const rounds = new Map<string, StoredRound>();
+  return { adminToken, maxBatch, bodyLimit, maxQueryCells, idRetentionMs };
+}
 
+/** What the collector's route groups share: the app, the watched storage and the request helpers. */
+export interface CollectorContext {
+  readonly app: FastifyInstance;
+  readonly settings: CollectorSettings;
+  /** The storage, every call reporting to `health` (see `watchedStorage`). */
+  readonly storage: CollectorStorage;
+  readonly health: StorageHealth;
+  readonly cors: CorsPolicy;
+  /** Rounds by id, as loaded or created by this process (plans never change). */
+  readonly rounds: Map<string, StoredRound>;
+  /** Refused requests since start, by reason (storage-unavailable is counted by `health`). */
+  readonly refusals: Map<string, number>;
+  /** The round `id` (cached), or 404 `round-not-found`. */
+  findRound(id: string): Promise<StoredRound>;
+  /** onRequest hook of admin routes: 401 without a bearer token, 403 with a wrong one. */
+  admin(request: FastifyRequest): Promise<void>;
+  /** Answer an error body `{statusCode, reason, message}`, counting the refusal. */
+  send(reply: FastifyReply, statusCode: number, reason: string, message: string): FastifyReply;
+  /** 403 `cross-origin-refused` for a preflight the collector does not allow. */
+  refusePreflight(reply: FastifyReply): FastifyReply;
+}
+
+/** The Fastify instance (JSON bodies only) and the shared state and helpers around it. */
+function collectorContext(options: CollectorOptions, settings: CollectorSettings): CollectorContext {
+  const health = new StorageHealth(
+    options.storage.backend,
+    options.log ?? ((line) => process.stderr.write(`${line}\n`)),
+  );
+  const storage = watchedStorage(options.storage, health);
   const app = Fastify({
     logger: options.logger ? { level: "info" } : false,
-    bodyLimit,
+    bodyLimit: settings.bodyLimit,
     return503OnClosing: true,
     ...(options.trustProxy !== undefined ? { trustProxy: trustedProxies(options.trustProxy) } : {}),
     ajv: {
@@ -141,25 +179,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   });
   // Only JSON bodies: a text/plain body gets 415 rather than a string.
   app.removeContentTypeParser("text/plain");
-
-  const findRound = async (id: string): Promise<StoredRound> => {
-    let round = rounds.get(id);
-    if (!round) {
-      round = await storage.findRound(id);
-      if (!round) reject(404, "round-not-found", "no round with this id");
-      rounds.set(id, round);
-    }
-    return round;
-  };
-
-  const admin = async (request: FastifyRequest): Promise<void> => {
-    const verdict = checkToken(request.headers.authorization);
-    if (verdict === "missing")
-      reject(401, "missing-token", "this endpoint needs Authorization: Bearer <token>");
-    if (verdict === "wrong") reject(403, "wrong-token", "the bearer token is not the admin token");
-  };
-
-  // Refused requests since start, by reason (storage-unavailable is counted by `health`).
+  const checkToken = bearerChecker(settings.adminToken);
+  const rounds = new Map<string, StoredRound>();
   const refusals = new Map<string, number>();
   const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
     const body: ErrorBody = { statusCode, reason, message };
@@ -168,41 +189,90 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     if (statusCode === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return reply.code(statusCode).type("application/json").send(body);
   };
+  return {
+    app,
+    settings,
+    storage,
+    health,
+    cors: new CorsPolicy(options.allowOrigins ?? []),
+    rounds,
+    refusals,
+    findRound: async (id) => {
+      let round = rounds.get(id);
+      if (!round) {
+        round = await storage.findRound(id);
+        if (!round) reject(404, "round-not-found", "no round with this id");
+        rounds.set(id, round);
+      }
+      return round;
+    },
+    admin: async (request) => {
+      const verdict = checkToken(request.headers.authorization);
+      if (verdict === "missing")
+        reject(401, "missing-token", "this endpoint needs Authorization: Bearer <token>");
+      if (verdict === "wrong") reject(403, "wrong-token", "the bearer token is not the admin token");
+    },
+    send,
+    refusePreflight: (reply) =>
+      send(
+        reply,
+        403,
+        "cross-origin-refused",
+        "cross-origin requests are allowed only to the plan and report endpoints, from the origins given with allowOrigins",
+      ),
+  };
+}
 
+/** An error as the collector answers it: status, reason and message. */
+type Refusal = [statusCode: number, reason: string, message: string];
+
+/**
+ * The answer for an error a handler threw: a `RequestRejectedError` as it says,
+ * a closed round 409, Fastify's schema and body errors 400/413/415, a
+ * `StorageError` 503 (marking the storage unavailable), other 4xx as
+ * `malformed-request`, anything else 500 without details.
+ */
+function refusalOf(
+  context: CollectorContext,
+  error: Error & { code?: string; validation?: unknown; statusCode?: number },
+  request: FastifyRequest,
+): Refusal {
+  if (error instanceof RequestRejectedError) return [error.statusCode, error.reason, error.message];
+  if (error instanceof RoundClosedError) return [409, "round-closed", error.message];
+  if (error.validation) return [400, "schema", error.message];
+  if (error.code !== undefined && FASTIFY_ERRORS[error.code])
+    return [...FASTIFY_ERRORS[error.code]!, error.message];
+  if (error instanceof StorageError) {
+    context.health.failed(error.message, true);
+    request.log.error(error);
+    return [503, "storage-unavailable", "the database is unavailable; retry"];
+  }
+  if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500)
+    return [error.statusCode, "malformed-request", error.message];
+  request.log.error(error);
+  return [500, "internal", "internal error"];
+}
+
+/**
+ * Every error is JSON `{statusCode, reason, message}` (see `refusalOf`);
+ * a refused report batch (4xx but 404 and 429) counts toward its round's
+ * rejections when the round exists; unknown endpoints are 404 `not-found`.
+ */
+function handleErrors(context: CollectorContext): void {
+  const { app, storage } = context;
   app.setErrorHandler(
     async (error: Error & { code?: string; validation?: unknown; statusCode?: number }, request, reply) => {
-      let statusCode = 500;
-      let reason = "internal";
-      let message = "internal error";
-      if (error instanceof RequestRejectedError) {
-        ({ statusCode, reason, message } = error);
-      } else if (error instanceof RoundClosedError) {
-        [statusCode, reason, message] = [409, "round-closed", error.message];
-      } else if (error.validation) {
-        [statusCode, reason, message] = [400, "schema", error.message];
-      } else if (error.code !== undefined && FASTIFY_ERRORS[error.code]) {
-        [statusCode, reason] = FASTIFY_ERRORS[error.code]!;
-        message = error.message;
-      } else if (error instanceof StorageError) {
-        [statusCode, reason, message] = [503, "storage-unavailable", "the database is unavailable; retry"];
-        health.failed(error.message, true);
-        request.log.error(error);
-      } else if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
-        [statusCode, reason, message] = [error.statusCode, "malformed-request", error.message];
-      } else {
-        request.log.error(error);
-      }
-      // A refused report batch counts toward its round's rejections (when the round exists).
+      const [statusCode, reason, message] = refusalOf(context, error, request);
       if (
         statusCode >= 400 &&
         statusCode < 500 &&
         statusCode !== 429 &&
         request.routeOptions.url === REPORTS_ROUTE
       ) {
-        const id = (request.params as Partial<RoundParams>).id;
+        const id = (request.params as { id?: string }).id;
         if (isReportId(id) && statusCode !== 404) {
           try {
-            const round = await findRound(id);
+            const round = await context.findRound(id);
             const body = request.body as { reports?: unknown } | undefined;
             const count = Array.isArray(body?.reports) ? Math.max(1, body.reports.length) : 1;
             await storage.countRejected(round, reason, count);
@@ -211,46 +281,49 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
           }
         }
       }
-      return send(reply, statusCode, reason, message);
+      return context.send(reply, statusCode, reason, message);
     },
   );
+  app.setNotFoundHandler((_request, reply) => context.send(reply, 404, "not-found", "no such endpoint"));
+}
 
-  app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
-
-  // Per-address rate limit (off unless options.rateLimit): before anything else, so a
-  // refused request costs no body parsing and no database work.
-  if (options.rateLimit !== undefined) {
-    const limiter = new RateLimiter(options.rateLimit);
-    const prune = setInterval(() => limiter.prune(), 10_000);
-    prune.unref();
-    app.addHook("onClose", async () => clearInterval(prune));
-    app.addHook("onRequest", async (request, reply) => {
-      const wait = limiter.take(request.ip);
-      if (wait === 0) return;
-      // A page on an allowed origin must be able to read the 429 of a browser endpoint
-      // (one with its own preflight route: plan, reports, a campaign's current round).
-      const route = request.routeOptions.url;
-      if (
-        request.method !== "OPTIONS" &&
-        route !== undefined &&
-        route !== "*" &&
-        app.hasRoute({ method: "OPTIONS", url: route })
-      )
-        await cors.decorate(request, reply);
-      reply.header("retry-after", String(wait));
-      await send(reply, 429, "rate-limited", `too many requests from this address; retry after ${wait} s`);
-      return reply;
-    });
-  }
-
-  // Preflights: the two browser endpoints answer allowed origins; everything else is refused.
-  const refusePreflight = (reply: FastifyReply) =>
-    send(
+/**
+ * The rate limit: a per-address token bucket checked before anything else, so a
+ * refused request costs no body parsing and no database work; 429 `rate-limited`
+ * with `Retry-After`, carrying CORS headers on browser endpoints.
+ */
+function limitRate(context: CollectorContext, rateLimit: NonNullable<CollectorOptions["rateLimit"]>): void {
+  const { app, cors } = context;
+  const limiter = new RateLimiter(rateLimit);
+  const prune = setInterval(() => limiter.prune(), 10_000);
+  prune.unref();
+  app.addHook("onClose", async () => clearInterval(prune));
+  app.addHook("onRequest", async (request, reply) => {
+    const wait = limiter.take(request.ip);
+    if (wait === 0) return;
+    // A page on an allowed origin must be able to read the 429 of a browser endpoint
+    // (one with its own preflight route: plan, reports, a campaign's current round).
+    const route = request.routeOptions.url;
+    if (
+      request.method !== "OPTIONS" &&
+      route !== undefined &&
+      route !== "*" &&
+      app.hasRoute({ method: "OPTIONS", url: route })
+    )
+      await cors.decorate(request, reply);
+    reply.header("retry-after", String(wait));
+    await context.send(
       reply,
-      403,
-      "cross-origin-refused",
-      "cross-origin requests are allowed only to the plan and report endpoints, from the origins given with allowOrigins",
+      429,
+      "rate-limited",
+      `too many requests from this address; retry after ${wait} s`,
     );
+    return reply;
+  });
+}
+
+/** Preflights: the two browser endpoints answer allowed origins; everything else is refused. */
+function answerPreflights({ app, cors, refusePreflight }: CollectorContext): void {
   app.options(PLAN_ROUTE, (request, reply) =>
     cors.preflight(request, reply, "GET") ? reply.send() : refusePreflight(reply),
   );
@@ -258,7 +331,10 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     cors.preflight(request, reply, "POST") ? reply.send() : refusePreflight(reply),
   );
   app.options("*", (_request, reply) => refusePreflight(reply));
+}
 
+/** `GET /healthz`: 200 when the database answers, else 503 with the reason; both with `refused`. */
+function registerHealth({ app, storage, health, refusals }: CollectorContext): void {
   const refusedByReason = () => ({
     ...Object.fromEntries([...refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
     "storage-unavailable": health.refused,
@@ -283,91 +359,15 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     }
     return { status: "ok", storage: storage.backend, refused: refusedByReason() };
   });
+}
 
-  app.post<{ Body: RoundRequest }>(
-    "/v1/rounds",
-    { onRequest: admin, schema: { body: ROUND_BODY } },
-    async (request, reply) => {
-      const round = await storage.createRound(planRound(request.body));
-      rounds.set(round.id, round);
-      return reply.code(201).send({ round: round.id, plan: round.plan });
-    },
-  );
-
-  app.get<{ Params: RoundParams }>(
-    PLAN_ROUTE,
-    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
-    async (request) => {
-      const round = await findRound(request.params.id);
-      const { closedAt } = await storage.roundState(round);
-      return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, closedAt, plan: round.plan };
-    },
-  );
-
-  app.post<{ Params: RoundParams; Body: { round: string; reports: [] } }>(
-    REPORTS_ROUTE,
-    {
-      onRequest: cors.decorate,
-      schema: {
-        params: ROUND_PARAMS,
-        body: reportsBodySchema(4 * Math.ceil(Math.ceil(MAX_VIEW_CELLS / 8) / 3)),
-      },
-      // Before the schema: an oversized batch is 413, not a schema error.
-      preValidation: async (request) => {
-        const reports = (request.body as { reports?: unknown } | null)?.reports;
-        if (Array.isArray(reports) && reports.length > maxBatch)
-          reject(413, "batch-too-large", `at most ${maxBatch} reports per batch (got ${reports.length})`);
-      },
-    },
-    async (request) => {
-      const round = await findRound(request.params.id);
-      const accepted = validateBatch(round.id, round.plan, request.body);
-      const result = await storage.storeReports(round, accepted);
-      return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
-    },
-  );
-
-  app.get<{ Params: RoundParams }>(
-    "/v1/rounds/:id/status",
-    { onRequest: admin, schema: { params: ROUND_PARAMS } },
-    async (request) => {
-      const round = await findRound(request.params.id);
-      const counts: RoundCounts = await storage.counts(round);
-      const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
-      return { round: round.id, ...counts, ...state, idsHeld };
-    },
-  );
-
-  const dropAfter = (closedAt: string) => new Date(Date.parse(closedAt) + idRetentionMs).toISOString();
-  app.post<{ Params: RoundParams }>(
-    "/v1/rounds/:id/close",
-    { onRequest: admin, schema: { params: ROUND_PARAMS } },
-    async (request) => {
-      const round = await findRound(request.params.id);
-      const state = await storage.closeRound(round, new Date());
-      request.log.info({ round: round.id, closedAt: state.closedAt }, "round closed");
-      return {
-        round: round.id,
-        closedAt: state.closedAt,
-        idsDropAfter: dropAfter(state.closedAt!),
-        idsDroppedAt: state.idsDroppedAt,
-      };
-    },
-  );
-
-  // Campaigns: one plan, a sequence of rounds (campaigns.ts).
-  registerCampaigns(app, {
-    storage,
-    admin,
-    cors,
-    refusePreflight,
-    rounds,
-    maxBatch,
-    maxQueryCells,
-    now: () => new Date(),
-  });
-
-  // The retention sweep: rounds closed more than idRetentionMs ago lose their report ids.
+/**
+ * The retention sweep, every max(250 ms, min(retention / 4, 60 s)): rounds
+ * closed more than `idRetentionMs` ago lose their report ids (a failed sweep is
+ * logged and retried at the next); closing the app waits for a running sweep.
+ */
+function sweepClosedRoundIds({ app, storage, settings }: CollectorContext): void {
+  const { idRetentionMs } = settings;
   const sweepEvery = Math.max(250, Math.min(Math.floor(idRetentionMs / 4), 60_000));
   let sweeping: Promise<void> | undefined;
   const sweep = () => {
@@ -390,66 +390,6 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     clearInterval(timer);
     await sweeping;
   });
-
-  app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator; interval?: string } }>(
-    "/v1/rounds/:id/marginals",
-    { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: MARGINALS_QUERY } },
-    async (request): Promise<MarginalAnswer> => {
-      const round = await findRound(request.params.id);
-      const { plan } = round;
-      const attributes = queryAttributes(plan, request.query.attrs, maxQueryCells);
-      const estimator = request.query.estimator ?? "calm";
-      const level = intervalLevel(request.query.interval);
-      const options = roundEstimateOptions(round); // a campaign round's instantaneous layer, if any
-      if (level !== undefined && estimator !== "calm")
-        reject(
-          400,
-          "interval-unavailable",
-          `interval: intervals are available for the "calm" estimator only (${estimator} has no variance model)`,
-        );
-      if (level !== undefined && options.instantEps !== undefined)
-        reject(
-          400,
-          "interval-unavailable",
-          "interval: not available for a campaign round de-biased with its instantaneous layer (no variance model)",
-        );
-      const counts = await storage.supportCounts(round);
-      let answer: EstimatedMarginal;
-      try {
-        answer = estimateMarginal(plan, counts, attributes, options, estimator, level);
-      } catch (error) {
-        if (level !== undefined && error instanceof CannotRunError)
-          reject(400, "interval-unavailable", `interval: ${error.message}`);
-        throw error;
-      }
-      const interval = answer.interval;
-      return {
-        round: round.id,
-        attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
-        attributes,
-        cardinalities: [...answer.table.cardinalities],
-        cells: Array.from(answer.table.cells),
-        n: answer.n,
-        eps: plan.eps,
-        method: answer.method,
-        expectedSse: options.instantEps === undefined ? answer.expectedSse : null,
-        estimator: answer.estimator,
-        ...(interval === undefined
-          ? {}
-          : {
-              level: interval.level,
-              lower: Array.from(interval.lower),
-              upper: Array.from(interval.upper),
-              standardError: Array.from(interval.standardError, (se) => (Number.isNaN(se) ? null : se)),
-              intervalMethod: interval.intervalMethod,
-              replicates: interval.replicates,
-              center: Array.from(interval.center),
-            }),
-      };
-    },
-  );
-
-  return app;
 }
 
 /**

@@ -1,5 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
@@ -18,24 +28,34 @@ import {
 } from "./support.js";
 
 /**
- * A real disk that fills up: a small tmpfs mounted for this test (root, or
- * passwordless sudo). As root, `chmod` does not stop writes, so a full file
- * system is the honest way to make DuckDB's writes fail. Under CI a missing
- * mount fails the suite; elsewhere it is skipped, loudly.
+ * A real disk for one fault: `tmpfs` (a small memory disk, for a full disk) or
+ * `ext4` (a loop-mounted image file, whose files can be made immutable:
+ * `chattr +i` makes even root's writes through already-open descriptors fail
+ * with EPERM, which tmpfs does not). Needs root or passwordless sudo: under CI a
+ * missing mount fails the suite; elsewhere the test is skipped, loudly.
  */
-function mountSmallDisk(dir: string): { sudo: string[]; unavailable?: string } {
+function mountDisk(dir: string, kind: "tmpfs" | "ext4"): { sudo: string[]; unavailable?: string } {
   const sudo = process.getuid?.() === 0 ? [] : ["sudo", "-n"];
-  try {
-    const [file, ...args] = [...sudo, "mount", "-t", "tmpfs", "-o", "size=128m", "tmpfs", dir];
+  const run = (...command: string[]) => {
+    const [file, ...args] = [...sudo, ...command];
     execFileSync(file!, args, { stdio: ["ignore", "ignore", "pipe"] });
+  };
+  try {
+    if (kind === "tmpfs") run("mount", "-t", "tmpfs", "-o", "size=128m", "tmpfs", dir);
+    else {
+      const image = `${dir}.img`;
+      closeSync(openSync(image, "w"));
+      truncateSync(image, 128 * 2 ** 20);
+      run("mkfs.ext4", "-q", "-F", image);
+      run("mount", "-o", "loop", image, dir);
+    }
     return { sudo };
   } catch (error) {
-    const why = `cannot mount a tmpfs (needs root or passwordless sudo): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`;
+    const why = `cannot mount ${kind} (needs root or passwordless sudo): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`;
     if (process.env.CI) throw new Error(`DuckDB fault test: ${why}`);
     return { sudo, unavailable: why };
   }
 }
-
 /** Write zeros to `file` until the file system refuses (ENOSPC), in 1 MiB then 4 KiB pieces. */
 function fillUp(file: string): void {
   const fd = openSync(file, "w");
@@ -59,101 +79,162 @@ function fillUp(file: string): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const dir = tempDir();
-const disk = join(dir, "disk");
-mkdirSync(disk);
-const mounted = mountSmallDisk(disk);
-if (mounted.unavailable)
-  console.warn(`\n*** SKIPPED: DuckDB disk-full fault test: ${mounted.unavailable} ***\n`);
+const disks = {
+  full: { path: join(dir, "full"), kind: "tmpfs" },
+  readOnly: { path: join(dir, "read-only"), kind: "ext4" },
+} as const;
+const mounted = Object.fromEntries(
+  Object.entries(disks).map(([name, disk]) => {
+    mkdirSync(disk.path);
+    const result = mountDisk(disk.path, disk.kind);
+    if (result.unavailable)
+      console.warn(`\n*** SKIPPED: DuckDB ${name} disk fault test: ${result.unavailable} ***\n`);
+    return [name, result];
+  }),
+) as Record<keyof typeof disks, ReturnType<typeof mountDisk>>;
+const processes: CollectorProcess[] = [];
+afterAll(async () => {
+  for (const p of processes) if (p.child.exitCode === null) await p.kill("SIGKILL");
+  for (const [name, disk] of Object.entries(disks)) {
+    const { sudo, unavailable } = mounted[name as keyof typeof disks];
+    if (unavailable) continue;
+    const [chattr, ...args] = [...sudo, "chattr", "-R", "-i", disk.path];
+    if (disk.kind === "ext4") execFileSync(chattr!, args, { stdio: "ignore" });
+    const [umount, ...rest] = [...sudo, "umount", disk.path];
+    execFileSync(umount!, rest);
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
 
-describe.skipIf(mounted.unavailable !== undefined)("DuckDB faults: the disk fills up under load", () => {
+/**
+ * 100,000 reports through a collector process on a DuckDB file in `disk`; at a
+ * third, `breakDisk()`; checks /healthz 503 + Retry-After, no acknowledgement for
+ * 1.5 s, the process alive and a log line matching `logged`; then `repairDisk()`:
+ * the load completes, each acknowledged report is counted once and the file holds
+ * exactly the acknowledged ids. Returns what it measured, for the log.
+ */
+async function loadThroughFault(
+  disk: string,
+  breakDisk: () => void,
+  repairDisk: () => void,
+  logged: RegExp,
+): Promise<string> {
   const file = join(disk, "faults.duckdb");
-  const filler = join(disk, "filler");
-  const processes: CollectorProcess[] = [];
-  afterAll(async () => {
-    for (const p of processes) if (p.child.exitCode === null) await p.kill("SIGKILL");
-    const [umount, ...args] = [...mounted.sudo, "umount", disk];
-    execFileSync(umount!, args);
-    rmSync(dir, { recursive: true, force: true });
+  const collector = await spawnCollector("duckdb", file);
+  processes.push(collector);
+  const n = 100_000;
+  const records = mixedRecords(n, 41);
+  const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, n));
+  const acknowledged = new Map<string, WireReport>();
+  const load = simulateUsers({
+    url: collector.url,
+    round,
+    plan,
+    records,
+    concurrency: 8,
+    batchSize: 100,
+    rng: seededRng(42),
+    retryForMs: 60_000,
+    onAcknowledged: (reports) => {
+      for (const report of reports) acknowledged.set(report.id, report);
+    },
   });
+  for (let waited = 0; acknowledged.size < n / 3 && waited < 60_000; waited += 10) await sleep(10);
+  expect(acknowledged.size).toBeGreaterThanOrEqual(n / 3);
 
+  breakDisk();
+  // The next commits fail: /healthz turns 503 (a failed commit, then a failing probe write).
+  let health: Response | undefined;
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    health = await fetch(`${collector.url}/healthz`);
+    if (health.status === 503) break;
+    await sleep(50);
+  }
+  expect(health!.status).toBe(503);
+  expect(health!.headers.get("retry-after")).toBe("1");
+  expect(await health!.json()).toMatchObject({ storage: "unavailable", backend: "duckdb" });
+  const duringOutage = acknowledged.size;
+  await sleep(1500);
+  // Nothing was acknowledged while the disk stayed broken.
+  expect(acknowledged.size).toBe(duringOutage);
+  expect(duringOutage).toBeLessThan(n);
+  expect(collector.child.exitCode).toBeNull();
+  expect(collector.stderr()).toMatch(logged);
+
+  repairDisk();
+  const result = await load;
+  expect(collector.child.exitCode).toBeNull();
+  expect(collector.stderr()).toMatch(/storage \(duckdb\) available again after/);
+  const after = await call(`${collector.url}/healthz`, "GET");
+  expect(after.status).toBe(200);
+  expect((after.body.refused as Record<string, number>)["storage-unavailable"]).toBeGreaterThan(0);
+  expect(result.retries).toBeGreaterThan(0);
+  expect(result).toMatchObject({ users: n, acknowledged: n, rejected: 0, unacknowledged: 0 });
+  expect(acknowledged.size).toBe(n);
+  const status = await call(`${collector.url}/v1/rounds/${round}/status`, "GET");
+  expect(status.body.accepted).toBe(n);
+  const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), [[1, 2, 4]]);
+  expect(status.body.perView).toEqual(aggregator.reportsPerView());
+  const answer = await call(`${collector.url}/v1/rounds/${round}/marginals?attrs=q1,q2,q4`, "GET");
+  expect(answer.body.cells).toEqual(answers[0]);
+
+  // The file itself, after a clean stop: n rows, n distinct ids, all of them acknowledged ones.
+  await collector.kill("SIGTERM");
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  const rows = await connection.runAndReadAll(
+    "SELECT count(*)::DOUBLE, count(DISTINCT report_id)::DOUBLE FROM calm_reports",
+  );
+  expect(rows.getRows()[0]).toEqual([n, n]);
+  const ids = await connection.runAndReadAll("SELECT report_id::VARCHAR FROM calm_reports");
+  const stored = ids.getColumns()[0] as string[];
+  expect(stored.every((id) => acknowledged.has(id))).toBe(true);
+  connection.closeSync();
+  instance.closeSync();
+  return `broken after ${duringOutage} of ${n} acknowledged; ${result.retries} retried attempts; ${result.duplicates} acknowledged again as duplicates; ${result.seconds.toFixed(1)} s`;
+}
+
+describe.skipIf(mounted.full.unavailable !== undefined)("DuckDB faults: the disk fills up under load", () => {
   it("answers 503 (never a crash, never an acknowledgement) while the disk is full, then resumes: each acknowledged report counted once", async () => {
-    const collector = await spawnCollector("duckdb", file);
-    processes.push(collector);
-    const n = 100_000;
-    const records = mixedRecords(n, 41);
-    const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, n));
-    const acknowledged = new Map<string, WireReport>();
-    const load = simulateUsers({
-      url: collector.url,
-      round,
-      plan,
-      records,
-      concurrency: 8,
-      batchSize: 100,
-      rng: seededRng(42),
-      retryForMs: 60_000,
-      onAcknowledged: (reports) => {
-        for (const report of reports) acknowledged.set(report.id, report);
+    const filler = join(disks.full.path, "filler");
+    const measured = await loadThroughFault(
+      disks.full.path,
+      () => {
+        // Fill the file system: every byte that is left goes to a filler file.
+        fillUp(filler);
+        expect(Number(statfsSync(disks.full.path).bavail)).toBeLessThan(64);
       },
-    });
-    for (let waited = 0; acknowledged.size < n / 3 && waited < 60_000; waited += 10) await sleep(10);
-    expect(acknowledged.size).toBeGreaterThanOrEqual(n / 3);
-
-    // Fill the file system: every byte that is left goes to a filler file.
-    fillUp(filler);
-    expect(Number(statfsSync(disk).bavail)).toBeLessThan(64);
-    // The next commits fail: /healthz turns 503 (a failed commit, then a failing probe write).
-    let health: Response | undefined;
-    for (let waited = 0; waited < 20_000; waited += 50) {
-      health = await fetch(`${collector.url}/healthz`);
-      if (health.status === 503) break;
-      await sleep(50);
-    }
-    expect(health!.status).toBe(503);
-    expect(health!.headers.get("retry-after")).toBe("1");
-    expect(await health!.json()).toMatchObject({ storage: "unavailable", backend: "duckdb" });
-    const duringOutage = acknowledged.size;
-    await sleep(1500);
-    // Nothing was acknowledged while the disk stayed full.
-    expect(acknowledged.size).toBe(duringOutage);
-    expect(duringOutage).toBeLessThan(n);
-    expect(collector.child.exitCode).toBeNull();
-    expect(collector.stderr()).toMatch(
+      () => rmSync(filler),
       /storage \(duckdb\) unavailable: DuckDB write failed: .*No space left on device.*503 storage-unavailable/,
     );
-
-    rmSync(filler);
-    const result = await load;
-    console.log(
-      `duckdb faults: disk filled after ${duringOutage} of ${n} acknowledged; ${result.retries} retried attempts; ${result.duplicates} acknowledged again as duplicates; ${result.seconds.toFixed(1)} s`,
-    );
-    expect(collector.child.exitCode).toBeNull();
-    expect(collector.stderr()).toMatch(/storage \(duckdb\) available again after/);
-    const after = await call(`${collector.url}/healthz`, "GET");
-    expect(after.status).toBe(200);
-    expect((after.body.refused as Record<string, number>)["storage-unavailable"]).toBeGreaterThan(0);
-    expect(result.retries).toBeGreaterThan(0);
-    expect(result).toMatchObject({ users: n, acknowledged: n, rejected: 0, unacknowledged: 0 });
-    expect(acknowledged.size).toBe(n);
-    const status = await call(`${collector.url}/v1/rounds/${round}/status`, "GET");
-    expect(status.body.accepted).toBe(n);
-    const { aggregator, answers } = inProcessAnswers(plan, acknowledged.values(), [[1, 2, 4]]);
-    expect(status.body.perView).toEqual(aggregator.reportsPerView());
-    const answer = await call(`${collector.url}/v1/rounds/${round}/marginals?attrs=q1,q2,q4`, "GET");
-    expect(answer.body.cells).toEqual(answers[0]);
-
-    // The file itself, after a clean stop: n rows, n distinct ids, all of them acknowledged ones.
-    await collector.kill("SIGTERM");
-    const instance = await DuckDBInstance.create(file);
-    const connection = await instance.connect();
-    const rows = await connection.runAndReadAll(
-      "SELECT count(*)::DOUBLE, count(DISTINCT report_id)::DOUBLE FROM calm_reports",
-    );
-    expect(rows.getRows()[0]).toEqual([n, n]);
-    const ids = await connection.runAndReadAll("SELECT report_id::VARCHAR FROM calm_reports");
-    const stored = ids.getColumns()[0] as string[];
-    expect(stored.every((id) => acknowledged.has(id))).toBe(true);
-    connection.closeSync();
-    instance.closeSync();
+    console.log(`duckdb faults, disk full: ${measured}`);
   });
 });
+
+describe.skipIf(mounted.readOnly.unavailable !== undefined)(
+  "DuckDB faults: the database file is made unwritable under load",
+  () => {
+    it("answers 503 while the file, its write-ahead log and their directory are immutable (EPERM even for root), then resumes once writable: each acknowledged report counted once", async () => {
+      const disk = disks.readOnly.path;
+      const { sudo } = mounted.readOnly;
+      // The database file, its write-ahead log (if any) and the directory (no new files).
+      const chattr = (flag: "+i" | "-i") => {
+        const targets = readdirSync(disk)
+          .filter((name) => name.startsWith("faults.duckdb"))
+          .map((name) => join(disk, name));
+        const [file, ...args] = [...sudo, "chattr", flag, ...targets, disk];
+        execFileSync(file!, args);
+      };
+      const measured = await loadThroughFault(
+        disk,
+        () => {
+          chattr("+i");
+          expect(() => writeFileSync(join(disk, "probe"), "x")).toThrow(/EPERM/);
+        },
+        () => chattr("-i"),
+        /storage \(duckdb\) unavailable: DuckDB write failed: .*Operation not permitted.*503 storage-unavailable/,
+      );
+      console.log(`duckdb faults, file made unwritable: ${measured}`);
+    });
+  },
+);

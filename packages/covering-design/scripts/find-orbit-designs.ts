@@ -10,6 +10,7 @@
  * Deterministic: orbits are tried in lexicographic order of their least block and
  * the search stops after a node limit per (design, group).
  */
+import { kSubsets, nextKSubset } from "@calm-ldp/random";
 import { binomial } from "../src/binomial.js";
 import { blockOrbit, type GroupSpec, generators } from "../src/constructions/orbits.js";
 
@@ -36,17 +37,7 @@ const targets: Target[] = [
 const NODE_LIMIT = 20_000_000;
 
 function tSubsetRanks(block: readonly number[], t: number, rank: (s: number[]) => number): number[] {
-  const out: number[] = [];
-  const k = block.length;
-  const idx = Array.from({ length: t }, (_, i) => i);
-  for (;;) {
-    out.push(rank(idx.map((i) => block[i]!)));
-    let i = t - 1;
-    while (i >= 0 && idx[i] === k - t + i) i--;
-    if (i < 0) return out;
-    idx[i]!++;
-    for (let j = i + 1; j < t; j++) idx[j] = idx[j - 1]! + 1;
-  }
+  return kSubsets(block.length, t).map((idx) => rank(idx.map((i) => block[i]!)));
 }
 
 /** Algorithm X with dancing links; returns the chosen row indices or undefined. */
@@ -169,7 +160,7 @@ function find(target: Target, group: GroupSpec): number[][] | undefined {
   for (const r of representatives) {
     const others = Array.from({ length: v }, (_, i) => i).filter((p) => p !== r);
     const rest = Array.from({ length: k - 1 }, (_, i) => i);
-    for (;;) {
+    do {
       const block = [r, ...rest.map((i) => others[i]!)].sort((a, b) => a - b);
       const key = block.join(",");
       if (!seen.has(key)) {
@@ -181,12 +172,7 @@ function find(target: Target, group: GroupSpec): number[][] | undefined {
           bases.push(block);
         }
       }
-      let i = k - 2;
-      while (i >= 0 && rest[i] === v - 2 - (k - 2 - i)) i--;
-      if (i < 0) break;
-      rest[i]!++;
-      for (let j = i + 1; j < k - 1; j++) rest[j] = rest[j - 1]! + 1;
-    }
+    } while (nextKSubset(rest, v - 1));
   }
   const solution = exactCover(binomial(v, t), rows, NODE_LIMIT);
   return solution?.map((r) => bases[r]!).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);

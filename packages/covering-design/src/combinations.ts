@@ -1,3 +1,5 @@
+import { nextKSubset } from "@calm-ldp/random";
+
 /**
  * All j-subsets of the positions {0..n-1} in lexicographic order, flattened: the
  * i-th subset is `out[i * j .. i * j + j)`. C(n, j) j entries. For j = 0 one empty
@@ -9,15 +11,10 @@ export function positionSubsets(n: number, j: number): { count: number; position
   const subsets: number[] = [];
   let count = 0;
   const current = Array.from({ length: j }, (_, i) => i);
-  for (;;) {
+  do {
     subsets.push(...current);
     count++;
-    let i = j - 1;
-    while (i >= 0 && current[i] === n - j + i) i--;
-    if (i < 0) break;
-    current[i]!++;
-    for (let m = i + 1; m < j; m++) current[m] = current[m - 1]! + 1;
-  }
+  } while (nextKSubset(current, n));
   return { count, positions: Int32Array.from(subsets) };
 }
 

@@ -1,4 +1,4 @@
-import { seededRng } from "@calm-ldp/random";
+import { kSubsets, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { anneal } from "./anneal.js";
 import { binomial } from "./binomial.js";
@@ -7,14 +7,14 @@ import { CoverState } from "./cover-state.js";
 import { deterministicExp } from "./deterministic-exp.js";
 import { greedyComplete } from "./greedy.js";
 import { schonheimBound } from "./schonheim.js";
-import { coverageCounts, subsetsOf } from "./test-support.js";
+import { coverageCounts } from "./test-support.js";
 import { verify } from "./verify.js";
 
 /** The state's per-t-subset counts and uncovered list must match a recount from its blocks. */
 function expectConsistent(state: CoverState): void {
   const { v, t } = state;
   const counts = coverageCounts(state.blocks(), v, t);
-  const subsets = subsetsOf(v, t);
+  const subsets = kSubsets(v, t);
   const point = new Int32Array(t);
   subsets.forEach((subset, i) => {
     const rank = state.rankOf(subset);

@@ -1,27 +1,14 @@
+import { kSubsets } from "@calm-ldp/random";
+
 /**
  * Brute-force helpers for the tests (not exported from the package).
  * @internal
  */
 
-/** All t-subsets of 0..v-1, lexicographic. */
-export function subsetsOf(v: number, t: number): number[][] {
-  const out: number[][] = [];
-  const current = Array.from({ length: t }, (_, i) => i);
-  if (t > v) return out;
-  for (;;) {
-    out.push(current.slice());
-    let i = t - 1;
-    while (i >= 0 && current[i] === v - t + i) i--;
-    if (i < 0) return out;
-    current[i]!++;
-    for (let j = i + 1; j < t; j++) current[j] = current[j - 1]! + 1;
-  }
-}
-
 /** For every t-subset, the number of blocks containing it, by direct inclusion tests. O(C(v, t) b k). */
 export function coverageCounts(blocks: readonly (readonly number[])[], v: number, t: number): number[] {
   const sets = blocks.map((block) => new Set(block));
-  return subsetsOf(v, t).map((subset) => sets.filter((set) => subset.every((p) => set.has(p))).length);
+  return kSubsets(v, t).map((subset) => sets.filter((set) => subset.every((p) => set.has(p))).length);
 }
 
 /** Whether `blocks` is a Steiner system S(t, k, v): every block has k distinct points of 0..v-1, every t-subset in exactly one block. */

@@ -1,3 +1,4 @@
+import { nextKSubset, popcount32 } from "@calm-ldp/random";
 import { binomial, binomialTable } from "./binomial.js";
 import { DesignTooLargeError, fail } from "./errors.js";
 
@@ -39,24 +40,14 @@ export function countUncovered(blocks: readonly (readonly number[])[], v: number
     if (size < t) continue;
     // Walk the t-subsets of the block's positions in lexicographic order.
     for (let i = 0; i < t; i++) subset[i] = i;
-    for (;;) {
+    do {
       let rank = 0;
       for (let i = 0; i < t; i++) rank += binom[sorted[subset[i]!]! * width + i + 1]!;
       seen[rank >>> 5]! |= 1 << (rank & 31);
-      let i = t - 1;
-      while (i >= 0 && subset[i] === size - t + i) i--;
-      if (i < 0) break;
-      subset[i]!++;
-      for (let j = i + 1; j < t; j++) subset[j] = subset[j - 1]! + 1;
-    }
+    } while (nextKSubset(subset, size));
   }
   let covered = 0;
-  for (let w = 0; w < seen.length; w++) {
-    let x = seen[w]!;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    covered += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) | 0;
-  }
+  for (let w = 0; w < seen.length; w++) covered += popcount32(seen[w]!);
   return total - covered;
 }
 

@@ -10,7 +10,7 @@
  * bn: 12 attributes (cardinalities 2-4) from a random Bayesian network (strength 0.6, 2 parents), n users.
  * adult: UCI Adult from /work/shared/datasets/adult (45,222 rows), categories capped at --c (default 4).
  * --l k (default) plans all C(d, k) views of size k so every query is covered (analytic path);
- * --l auto lets Algorithm 1 choose (uncovered queries take the maximum-entropy answer and the bootstrap).
+ * --l auto lets Algorithm 1 choose (uncovered queries take the maximum-entropy answer and the bound-based interval).
  */
 import { binomialCoefficient } from "@calm-ldp/calm-core";
 import { generateBayesNet } from "@calm-ldp/datasets";
@@ -57,7 +57,12 @@ for (const data of dataList) {
       console.log(
         `${data} k=${k} eps=${eps} l=${result.l} m=${result.m}: coverage ${result.coverage.toFixed(4)} ` +
           `worst cell ${result.worstCell.toFixed(3)} pairs ${result.pairs} mean width ${result.meanWidth.toFixed(4)} ` +
-          `analytic ${result.analytic} bootstrap ${result.bootstrap} (${seconds.toFixed(1)} s)`,
+          `analytic ${result.analytic} bounds ${result.bounds} bootstrap ${result.bootstrap} (${seconds.toFixed(1)} s)`,
       );
+      for (const [method, t] of Object.entries(result.byMethod))
+        if (t.pairs > 0)
+          console.log(
+            `  ${method}: coverage ${t.coverage.toFixed(4)} mean width ${t.meanWidth.toFixed(4)} pairs ${t.pairs}`,
+          );
     }
 }

@@ -1,5 +1,5 @@
-import type { PopulationMethod } from "@calm-ldp/baselines";
 import type { DatasetInfo } from "@calm-ldp/datasets";
+import type { MarginalProtocol } from "@calm-ldp/marginal-algebra";
 
 /** How a method's aggregate is drawn for a whole population. */
 export type PopulationPath = "counts" | "per-user";
@@ -92,11 +92,11 @@ export interface ExperimentResult {
 }
 
 /**
- * A method the harness can run: baselines' `PopulationMethod`, a `MarginalProtocol`
- * optionally with a fast per-user path (every record perturbed by the real client
- * kernel, batched). Every `BaselineProtocol` is one.
+ * A method the harness can run: any `MarginalProtocol` (marginal-algebra's one
+ * method interface; with `simulatePerUser` the per-user path is batched). Every
+ * method `createMethod` returns is one; calm-core's protocol is one as it is.
  */
-export type HarnessMethod = PopulationMethod;
+export type HarnessMethod = MarginalProtocol;
 
 /** Creates a method by id with its options; throws for an unknown id. */
 export type MethodFactory = (id: string, options?: Readonly<Record<string, unknown>>) => HarnessMethod;

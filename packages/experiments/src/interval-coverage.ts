@@ -31,6 +31,12 @@ export interface IntervalCoverage {
   /** How many of the query answers took each path. */
   readonly analytic: number;
   readonly bootstrap: number;
+  /** Answers with a bound-based interval (maximum-entropy answers). */
+  readonly bounds: number;
+  /** Per path: covered pairs / pairs and mean width over that path's pairs (NaN when the path did not occur). */
+  readonly byMethod: Readonly<
+    Record<"analytic" | "bootstrap" | "bounds", { coverage: number; meanWidth: number; pairs: number }>
+  >;
   readonly l: number;
   readonly m: number;
 }
@@ -61,18 +67,29 @@ export function calmIntervalCoverage(options: IntervalCoverageOptions): Interval
   let width = 0;
   let analytic = 0;
   let bootstrap = 0;
+  let bounds = 0;
+  const perMethod = {
+    analytic: { covered: 0, width: 0, pairs: 0 },
+    bootstrap: { covered: 0, width: 0, pairs: 0 },
+    bounds: { covered: 0, width: 0, pairs: 0 },
+  };
   for (let r = 0; r < repetitions; r++) {
     const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(seed, 2, r)));
     const synopsis = estimateCalm(plan, aggregator);
     queries.forEach((q, i) => {
       const answer = synopsis.query(q, { interval: level, seed: deriveSeed(seed, 3, r) });
       if (answer.intervalMethod === "analytic") analytic++;
+      else if (answer.intervalMethod === "bounds") bounds++;
       else bootstrap++;
+      const tally = perMethod[answer.intervalMethod];
       truths[i]!.forEach((x, a) => {
         pairs++;
+        tally.pairs++;
         width += answer.upper[a]! - answer.lower[a]!;
+        tally.width += answer.upper[a]! - answer.lower[a]!;
         if (x >= answer.lower[a]! && x <= answer.upper[a]!) {
           covered++;
+          tally.covered++;
           hits[i]![a]!++;
         }
       });
@@ -87,6 +104,13 @@ export function calmIntervalCoverage(options: IntervalCoverageOptions): Interval
     meanWidth: width / pairs,
     analytic,
     bootstrap,
+    bounds,
+    byMethod: Object.fromEntries(
+      Object.entries(perMethod).map(([method, t]) => [
+        method,
+        { coverage: t.covered / t.pairs, meanWidth: t.width / t.pairs, pairs: t.pairs },
+      ]),
+    ) as unknown as IntervalCoverage["byMethod"],
     l: plan.l,
     m: plan.views.length,
   };

@@ -17,7 +17,7 @@ const REPS = at >= 0 ? Number(args[at + 1]) : 10;
 const NLTCS = new URL("../../../../shared/datasets/nltcs/nltcs.csv", import.meta.url).pathname;
 
 const factory = (id: string): HarnessMethod =>
-  createCalmProtocol({ selection: id === "calm-random" ? "random" : "balanced" }) as unknown as HarnessMethod;
+  createCalmProtocol({ selection: id === "calm-random" ? "random" : "balanced" });
 
 const settings: Array<{
   name: string;

@@ -180,12 +180,14 @@ export type ResolvedOracleCore<Report> = OracleCore<Report> &
   Required<Pick<OracleCore<Report>, "mechanism" | "stride" | "toWords" | "fromWords" | "checkWords">>;
 
 /**
- * A local-DP frequency oracle: the client perturbs one value in [0, D) into a
- * report, the server counts reports and estimates the fraction of users holding
- * each value. Built by {@link defineOracle} from an {@link OracleCore}; the
- * built-ins come from {@link createOracle} by name.
+ * The device side of a frequency oracle: its public parameters, `perturb`, the
+ * support test and its exact output law (what a client runs and what the privacy
+ * audits check). Built by {@link defineDeviceOracle} (the `create*Device`
+ * factories of GRR, OUE and SUE) from the same core as the full oracle, so a
+ * bundle that only perturbs leaves the server paths (aggregator, estimate,
+ * simulation, wire format) out. Every {@link FrequencyOracle} is one.
  */
-export interface FrequencyOracle<Report = unknown> {
+export interface DeviceOracle<Report = unknown> {
   readonly id: string;
   readonly mechanism: string;
   readonly eps: number;
@@ -198,17 +200,27 @@ export interface FrequencyOracle<Report = unknown> {
   readonly fingerprint: number;
   /** The canonical parameter text the fingerprint hashes. */
   readonly parameterText: string;
-  readonly simulation: SimulationLaw;
   /** Client: one report for `value`; `rng` defaults to one `cryptoRng()` per oracle, created on first use. */
   perturb(value: number, rng?: Rng): Report;
-  /** Client, many users at once: packed reports for every value (same law as `perturb` on each). */
-  perturbBatch(values: ArrayLike<number>, rng?: Rng): ReportBatch;
-  /** Report `index` of a batch, unpacked. */
-  reportAt(batch: ReportBatch, index: number): Report;
   /** Whether `report` supports value x (counts toward C(x)). */
   supports(report: Report, value: number): boolean;
   /** Same on a packed report at `words[offset ..]`. */
   supportsAt(words: Uint32Array, offset: number, value: number): boolean;
+  privacyLaw(): PrivacyLaw;
+}
+
+/**
+ * A local-DP frequency oracle: the client perturbs one value in [0, D) into a
+ * report, the server counts reports and estimates the fraction of users holding
+ * each value. Built by {@link defineOracle} from an {@link OracleCore}; the
+ * built-ins come from {@link createOracle} by name.
+ */
+export interface FrequencyOracle<Report = unknown> extends DeviceOracle<Report> {
+  readonly simulation: SimulationLaw;
+  /** Client, many users at once: packed reports for every value (same law as `perturb` on each). */
+  perturbBatch(values: ArrayLike<number>, rng?: Rng): ReportBatch;
+  /** Report `index` of a batch, unpacked. */
+  reportAt(batch: ReportBatch, index: number): Report;
   /** Server: an empty aggregator. */
   createAggregator(): OracleAggregator<Report>;
   /** Unbiased fractions `(C(x)/N - q) / (p - q)` from support counts C and N reports. O(D). */
@@ -226,7 +238,6 @@ export interface FrequencyOracle<Report = unknown> {
   encode(report: Report): Uint8Array;
   /** Parse and validate bytes from {@link encode}; throws MalformedReportError naming the problem. */
   decode(bytes: Uint8Array): Report;
-  privacyLaw(): PrivacyLaw;
 }
 
 /** Server-side accumulation for one oracle; counts are additive, so aggregators merge. */

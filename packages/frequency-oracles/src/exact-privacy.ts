@@ -1,7 +1,7 @@
 import type {
   CategoricalLaw,
+  DeviceOracle,
   ExactPrivacyOptions,
-  FrequencyOracle,
   IndependentBitsLaw,
   PrivacyLaw,
 } from "./api.js";
@@ -25,7 +25,7 @@ export const EXACT_PRIVACY_TOLERANCE = 1e-9;
  * Infinity means some output is possible under one input and impossible under another.
  */
 export function exactWorstLogRatio(
-  oracle: FrequencyOracle | PrivacyLaw,
+  oracle: DeviceOracle | PrivacyLaw,
   options: ExactPrivacyOptions = {},
 ): number {
   const law: PrivacyLaw = "kind" in oracle ? oracle : oracle.privacyLaw();
@@ -165,6 +165,12 @@ function membershipWorst(domain: number, size: number, logMember: number, logNot
  */
 export function peakedLaw(kind: "categorical", size: number, p: number, q: number): CategoricalLaw;
 export function peakedLaw(kind: "independent-bits", size: number, p: number, q: number): IndependentBitsLaw;
+export function peakedLaw(
+  kind: "categorical" | "independent-bits",
+  size: number,
+  p: number,
+  q: number,
+): CategoricalLaw | IndependentBitsLaw;
 export function peakedLaw(
   kind: "categorical" | "independent-bits",
   size: number,

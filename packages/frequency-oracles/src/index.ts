@@ -2,6 +2,7 @@ export { adaptiveMechanism, createAdaptive } from "./adaptive.js";
 export type {
   CategoricalLaw,
   CreateOracleOptions,
+  DeviceOracle,
   EmpiricalAuditOptions,
   EmpiricalAuditResult,
   ExactPrivacyOptions,
@@ -26,24 +27,26 @@ export { createBlh } from "./blh.js";
 export { clipAndRenormalise } from "./clip.js";
 export { clopperPearson, clopperPearsonLower, clopperPearsonUpper } from "./clopper-pearson.js";
 export { defineOracle } from "./define-oracle.js";
+export { defineDeviceOracle } from "./device-oracle.js";
 export { empiricalAudit } from "./empirical-audit.js";
 export { InvalidParameterError, MalformedReportError, type MalformedReportProblem } from "./errors.js";
 export { supportEstimate, supportVariance } from "./estimate.js";
 export { EXACT_PRIVACY_TOLERANCE, exactWorstLogRatio, peakedLaw } from "./exact-privacy.js";
 export { fnv1a32, parameterText } from "./fingerprint.js";
-export { createGrr } from "./grr.js";
+export { createGrr, createGrrDevice } from "./grr.js";
 export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";
 export { createHr, MAX_HR_DOMAIN } from "./hr.js";
 export { type InstantaneousLayer, instantaneousLayer } from "./instantaneous.js";
 export { normSub } from "./norm-sub.js";
 export { createOlh, MAX_HASH_RANGE } from "./olh.js";
-export { createOue } from "./oue.js";
+export { createOue, createOueDevice } from "./oue.js";
 export { MAX_DOMAIN, MAX_EPS } from "./params.js";
+export type { PostProcessing } from "./post-processing.js";
 export { createOracle, isOracleName, ORACLE_NAMES, oracleFactories } from "./registry.js";
 export { createRr } from "./rr.js";
 export { projectOntoSimplex } from "./simplex.js";
 export { simulateSupportPerCell } from "./simulate.js";
 export { createSs, defaultSubsetSize, MAX_SS_DOMAIN, subsetSelectionProbabilities } from "./ss.js";
-export { createSue } from "./sue.js";
+export { createSue, createSueDevice } from "./sue.js";
 export { decodeReportWords, encodeReportWords, REPORT_FORMAT_VERSION, REPORT_MAGIC } from "./wire.js";
 export { valueCounts, zipfValues, zipfWeights } from "./zipf.js";

@@ -1,8 +1,8 @@
 import { createBernoulli, type Rng } from "@calm-ldp/random";
-import type { CategoricalLaw, FrequencyOracle, IndependentBitsLaw } from "./api.js";
+import type { CategoricalLaw, DeviceOracle, IndependentBitsLaw } from "./api.js";
 import { fail } from "./errors.js";
 import { peakedLaw } from "./exact-privacy.js";
-import { createGrr } from "./grr.js";
+import { createGrrDevice } from "./grr.js";
 import { checkEps } from "./params.js";
 
 /**
@@ -55,31 +55,22 @@ export interface InstantaneousLayer {
  * `instantEps`, with the composed probabilities of one report (formulas above).
  * Cost: GRR O(1) per report (two words); unary O(D) per report (one word per bit).
  */
-export function instantaneousLayer(oracle: FrequencyOracle, instantEps: number): InstantaneousLayer {
+export function instantaneousLayer(oracle: DeviceOracle, instantEps: number): InstantaneousLayer {
   const where = "instantaneousLayer";
   const eps2 = checkEps(where, instantEps);
   const domain = oracle.domain;
   const p1 = oracle.p;
   const q1 = oracle.q;
   if (oracle.mechanism === "grr") {
-    const second = createGrr({ eps: eps2, domain });
+    const second = createGrrDevice({ eps: eps2, domain });
     const p2 = second.p;
     const q2 = second.q;
     const p = p1 * p2 + (domain - 1) * q1 * q2;
     const q = p1 * q2 + q1 * p2 + (domain - 2) * q1 * q2;
-    return {
-      p1,
-      q1,
-      p2,
-      q2,
-      p,
-      q,
-      perturb(permanent, rng) {
-        if (typeof permanent !== "number") fail(where, "a GRR permanent response is a number", permanent);
-        return second.perturb(permanent, rng);
-      },
-      composedLaw: () => peakedLaw("categorical", domain, p, q),
-    };
+    return layer({ p1, q1, p2, q2, p, q }, "categorical", domain, (permanent, rng) => {
+      if (typeof permanent !== "number") fail(where, "a GRR permanent response is a number", permanent);
+      return second.perturb(permanent, rng);
+    });
   }
   let p2: number;
   let q2: number;
@@ -97,23 +88,25 @@ export function instantaneousLayer(oracle: FrequencyOracle, instantEps: number):
   const keep = createBernoulli(p2);
   const raise = createBernoulli(q2);
   const stride = (domain + 31) >>> 5;
-  return {
-    p1,
-    q1,
-    p2,
-    q2,
-    p,
-    q,
-    perturb(permanent, rng) {
-      if (!(permanent instanceof Uint32Array) || permanent.length !== stride)
-        fail(where, `a unary permanent response is a Uint32Array of ${stride} words`, permanent);
-      const out = new Uint32Array(stride);
-      for (let x = 0; x < domain; x++) {
-        const bit = (permanent[x >>> 5]! >>> (x & 31)) & 1;
-        if ((bit ? keep : raise).sample(rng)) out[x >>> 5]! |= 1 << (x & 31);
-      }
-      return out;
-    },
-    composedLaw: () => peakedLaw("independent-bits", domain, p, q),
-  };
+  return layer({ p1, q1, p2, q2, p, q }, "independent-bits", domain, (permanent, rng) => {
+    if (!(permanent instanceof Uint32Array) || permanent.length !== stride)
+      fail(where, `a unary permanent response is a Uint32Array of ${stride} words`, permanent);
+    const out = new Uint32Array(stride);
+    for (let x = 0; x < domain; x++) {
+      const bit = (permanent[x >>> 5]! >>> (x & 31)) & 1;
+      if ((bit ? keep : raise).sample(rng)) out[x >>> 5]! |= 1 << (x & 31);
+    }
+    return out;
+  });
+}
+
+/** The layer from its probabilities and perturbation; the composed law is P for x, Q for every other value. O(1). */
+function layer(
+  probabilities: Pick<InstantaneousLayer, "p1" | "q1" | "p2" | "q2" | "p" | "q">,
+  kind: "categorical" | "independent-bits",
+  domain: number,
+  perturb: InstantaneousLayer["perturb"],
+): InstantaneousLayer {
+  const { p, q } = probabilities;
+  return { ...probabilities, perturb, composedLaw: () => peakedLaw(kind, domain, p, q) };
 }

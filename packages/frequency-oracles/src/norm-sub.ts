@@ -1,5 +1,5 @@
 import { normSubCells } from "@calm-ldp/marginal-algebra";
-import { checkPostProcessing } from "./clip.js";
+import { type PostProcessing, postProcessing } from "./post-processing.js";
 
 /**
  * Norm-Sub (Wang, Lopuhaä-Zwakenberg et al., "Locally differentially private
@@ -12,13 +12,7 @@ import { checkPostProcessing } from "./clip.js";
  * `out` when given (may alias). The kernel is marginal-algebra's `normSubCells`.
  * O(D) per round, at most D rounds.
  */
-export function normSub(
-  estimate: ArrayLike<number>,
-  total = 1,
-  out: Float64Array = new Float64Array(estimate.length),
-): Float64Array {
-  checkPostProcessing("normSub", estimate, total, out);
+export const normSub: PostProcessing = postProcessing("normSub", (estimate, total, out) => {
   for (let i = 0; i < estimate.length; i++) out[i] = estimate[i]!;
   normSubCells(out, total);
-  return out;
-}
+});

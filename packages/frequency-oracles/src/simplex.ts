@@ -1,4 +1,4 @@
-import { checkPostProcessing } from "./clip.js";
+import { type PostProcessing, postProcessing } from "./post-processing.js";
 
 /**
  * Euclidean projection onto the simplex { x >= 0, sum x = total } (default total
@@ -7,20 +7,17 @@ import { checkPostProcessing } from "./clip.js";
  * closest distribution to the estimate in squared error. Fractions in and out;
  * writes into `out` when given (may alias). O(D log D).
  */
-export function projectOntoSimplex(
-  estimate: ArrayLike<number>,
-  total = 1,
-  out: Float64Array = new Float64Array(estimate.length),
-): Float64Array {
-  checkPostProcessing("projectOntoSimplex", estimate, total, out);
-  const sorted = Float64Array.from(estimate).sort().reverse();
-  let cumulative = 0;
-  let theta = 0;
-  for (let j = 0; j < sorted.length; j++) {
-    cumulative += sorted[j]!;
-    const candidate = (cumulative - total) / (j + 1);
-    if (sorted[j]! - candidate > 0) theta = candidate;
-  }
-  for (let i = 0; i < estimate.length; i++) out[i] = Math.max(estimate[i]! - theta, 0);
-  return out;
-}
+export const projectOntoSimplex: PostProcessing = postProcessing(
+  "projectOntoSimplex",
+  (estimate, total, out) => {
+    const sorted = Float64Array.from(estimate).sort().reverse();
+    let cumulative = 0;
+    let theta = 0;
+    for (let j = 0; j < sorted.length; j++) {
+      cumulative += sorted[j]!;
+      const candidate = (cumulative - total) / (j + 1);
+      if (sorted[j]! - candidate > 0) theta = candidate;
+    }
+    for (let i = 0; i < estimate.length; i++) out[i] = Math.max(estimate[i]! - theta, 0);
+  },
+);

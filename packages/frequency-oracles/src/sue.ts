@@ -1,8 +1,9 @@
-import type { FrequencyOracle, OracleOptions } from "./api.js";
+import type { DeviceOracle, FrequencyOracle, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
+import { defineDeviceOracle } from "./device-oracle.js";
 import { fail } from "./errors.js";
 import { checkDomain, checkEps } from "./params.js";
-import { unaryCore } from "./unary.js";
+import { unaryCore, unaryDeviceCore } from "./unary.js";
 
 /**
  * Symmetric unary encoding (SUE; basic one-time RAPPOR, "PRR"), ../../../docs/algorithms.md#frequency-oracles:
@@ -12,11 +13,25 @@ import { unaryCore } from "./unary.js";
  * server O(set bits) per report.
  */
 export function createSue(options: OracleOptions): FrequencyOracle<Uint32Array> {
+  const [eps, domain, p, q] = sueParameters(options);
+  return defineOracle(unaryCore("sue", "sue", eps, domain, p, q));
+}
+
+/**
+ * The device side of {@link createSue} (see {@link DeviceOracle}): the same core,
+ * parameters, fingerprint and draws, without the server paths. O(1) to build.
+ */
+export function createSueDevice(options: OracleOptions): DeviceOracle<Uint32Array> {
+  const [eps, domain, p, q] = sueParameters(options);
+  return defineDeviceOracle(unaryDeviceCore("sue", "sue", eps, domain, p, q));
+}
+
+/** Checked (eps, D) and SUE's p = e^(eps/2) / (e^(eps/2) + 1), q = 1 - p. */
+function sueParameters(options: OracleOptions): [number, number, number, number] {
   if (options == null || typeof options !== "object")
     fail("createSue", "options must be an object { eps, domain }", options);
   const eps = checkEps("createSue", options.eps);
   const domain = checkDomain("createSue", options.domain, 2, 2 ** 24);
   const half = Math.exp(eps / 2);
-  const p = half / (half + 1);
-  return defineOracle(unaryCore("sue", "sue", eps, domain, p, 1 / (half + 1)));
+  return [eps, domain, half / (half + 1), 1 / (half + 1)];
 }

@@ -28,6 +28,43 @@ export function unaryCore(
   p: number,
   q: number,
 ): OracleCore<Uint32Array> {
+  const device = unaryDeviceCore(id, mechanism, eps, domain, p, q);
+  const stride = device.stride!;
+  const tailBits = domain & 31;
+  const padMask = tailBits === 0 ? 0 : ~((1 << tailBits) - 1);
+  return {
+    ...device,
+
+    firstInvalid(words: Uint32Array, count: number): number {
+      if (padMask === 0) return -1;
+      for (let i = 0, last = stride - 1; i < count; i++, last += stride)
+        if ((words[last]! & padMask) !== 0) return i;
+      return -1;
+    },
+
+    accumulate(words: Uint32Array, count: number, tally: Float64Array): void {
+      accumulateBitsets(words, count, stride, tally);
+    },
+
+    /** Joint and exact: bits are independent, so C(x) = Binomial(N_x, p) + Binomial(N - N_x, q) independently (../../../docs/algorithms.md#frequency-oracles). */
+    simulateCounts(trueCounts: ArrayLike<number>, rng: Rng, out: Float64Array): void {
+      let total = 0;
+      for (let x = 0; x < domain; x++) total += trueCounts[x]!;
+      simulateSupportPerCell(trueCounts, total, p, q, rng, out);
+    },
+    simulation: "joint",
+  };
+}
+
+/** @internal The unary core's device side: parameters, client kernel, codec, support test, output law. */
+export function unaryDeviceCore(
+  id: string,
+  mechanism: string,
+  eps: number,
+  domain: number,
+  p: number,
+  q: number,
+): OracleCore<Uint32Array> {
   const stride = (domain + 31) >>> 5;
   const wordsPerUser = (domain + 3) >>> 2;
   const tailBits = domain & 31;
@@ -94,25 +131,6 @@ export function unaryCore(
 
     supportsAt: (words: Uint32Array, offset: number, value: number): boolean =>
       ((words[offset + (value >>> 5)]! >>> (value & 31)) & 1) === 1,
-
-    firstInvalid(words: Uint32Array, count: number): number {
-      if (padMask === 0) return -1;
-      for (let i = 0, last = stride - 1; i < count; i++, last += stride)
-        if ((words[last]! & padMask) !== 0) return i;
-      return -1;
-    },
-
-    accumulate(words: Uint32Array, count: number, tally: Float64Array): void {
-      accumulateBitsets(words, count, stride, tally);
-    },
-
-    /** Joint and exact: bits are independent, so C(x) = Binomial(N_x, p) + Binomial(N - N_x, q) independently (../../../docs/algorithms.md#frequency-oracles). */
-    simulateCounts(trueCounts: ArrayLike<number>, rng: Rng, out: Float64Array): void {
-      let total = 0;
-      for (let x = 0; x < domain; x++) total += trueCounts[x]!;
-      simulateSupportPerCell(trueCounts, total, p, q, rng, out);
-    },
-    simulation: "joint",
 
     privacyLaw: () => peakedLaw("independent-bits", domain, p, q),
   };

@@ -84,10 +84,13 @@ export interface MarginalSynopsis {
 }
 
 /**
- * What a marginal-release method implements (CALM, and every baseline):
- * plan -> client report -> aggregator -> synopsis, plus a count-level
- * simulation where the method allows it. Contributors implement this to add a
- * method; the harness, the CLI and the collector take any `MarginalProtocol`.
+ * What a marginal-release method implements (CALM, and every baseline): the one
+ * method interface. plan -> client report -> aggregator -> synopsis, plus optional
+ * members where the method has them: a count-level simulation, a batched per-user
+ * path, a label and the analytical expected SSE. Contributors implement this to add
+ * a method; the registry (`@calm-ldp/baselines`' `createMethod`), the population
+ * runner (`runMethod`), the experiment harness, the CLI and the collector all take
+ * a `MarginalProtocol`.
  */
 export interface MarginalProtocol<Plan extends ProtocolPlan = ProtocolPlan, Report = unknown> {
   /** Lower-case id used by the CLI (`calm`, `inpht`, ...). */
@@ -106,6 +109,21 @@ export interface MarginalProtocol<Plan extends ProtocolPlan = ProtocolPlan, Repo
    * Same distribution as running `report` for every record and adding it.
    */
   simulate?(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
+  /**
+   * The per-user path: every record of `data` perturbed by the method's real client
+   * kernel (the one `report` runs), batched, and aggregated. Same distribution as
+   * `report` + `add` for every record, much faster. Without it, runners call
+   * `report` and `add` record by record.
+   */
+  simulatePerUser?(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
+  /** Name in the papers (e.g. "InpHT"); every registry method has one. */
+  readonly label?: string;
+  /**
+   * Expected SSE (fractions) of the raw answer to `attributes` from the method's
+   * own noise: exact given the true marginal `truth` (fractions over the same
+   * attributes), the f-free first-order form without it. Only where a closed form exists.
+   */
+  expectedSse?(plan: Plan, attributes: readonly number[], truth?: MarginalTable): number;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Rng, sampleWithoutReplacement } from "@calm-ldp/random";
+import { kSubsets, type Rng, sampleWithoutReplacement } from "@calm-ldp/random";
 import { fail } from "./errors.js";
 
 /**
@@ -27,14 +27,5 @@ export function allQueries(d: number, k: number): number[][] {
   let total = 1;
   for (let i = 0; i < k; i++) total = (total * (d - i)) / (i + 1);
   if (total > 1e7) fail("allQueries", "C(d, k) must be at most 10^7", total);
-  const out: number[][] = [];
-  const current = Array.from({ length: k }, (_, i) => i);
-  for (;;) {
-    out.push([...current]);
-    let i = k - 1;
-    while (i >= 0 && current[i] === d - k + i) i--;
-    if (i < 0) return out;
-    current[i]++;
-    for (let j = i + 1; j < k; j++) current[j] = current[j - 1] + 1;
-  }
+  return kSubsets(d, k);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { binomialCoefficient, popcount32 } from "./counting.js";
+import { binomialCoefficient, kSubsets, nextKSubset, popcount32 } from "./counting.js";
 
 function exactBinomial(n: number, k: number): bigint {
   if (k < 0 || k > n) return 0n;
@@ -53,5 +53,45 @@ describe("popcount32", () => {
     expect(popcount32(0xffffffff)).toBe(32);
     expect(popcount32(-1)).toBe(32);
     expect(popcount32(0x80000000)).toBe(1);
+  });
+});
+
+describe("kSubsets and nextKSubset", () => {
+  it("list every k-subset once, ascending, in lexicographic order (C(n, k) of them)", () => {
+    for (let n = 0; n <= 9; n++) {
+      for (let k = 0; k <= n + 1; k++) {
+        const subsets = kSubsets(n, k);
+        expect(subsets).toHaveLength(binomialCoefficient(n, k));
+        for (const s of subsets) {
+          expect(s).toHaveLength(k);
+          for (let i = 0; i < k; i++) {
+            expect(s[i]).toBeGreaterThanOrEqual(i === 0 ? 0 : s[i - 1]! + 1);
+            expect(s[i]).toBeLessThan(n);
+          }
+        }
+        for (let i = 1; i < subsets.length; i++) {
+          const [a, b] = [subsets[i - 1]!, subsets[i]!];
+          const first = a.findIndex((x, j) => x !== b[j]);
+          expect(a[first]!).toBeLessThan(b[first]!);
+        }
+      }
+    }
+    expect(kSubsets(4, 2)).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [1, 2],
+      [1, 3],
+      [2, 3],
+    ]);
+    expect(kSubsets(3, 0)).toEqual([[]]);
+  });
+
+  it("nextKSubset works in place on an Int32Array and stops at the last subset", () => {
+    const subset = Int32Array.from([0, 1, 2]);
+    let count = 1;
+    while (nextKSubset(subset, 6)) count++;
+    expect(count).toBe(20);
+    expect(Array.from(subset)).toEqual([3, 4, 5]);
   });
 });

@@ -40,3 +40,33 @@ export function binomialCoefficient(n: number, k: number): number {
   }
   return Number(big);
 }
+
+/**
+ * Advances `subset` (k ascending members of [0, n)) to the next k-subset of
+ * [0, n) in lexicographic order, in place, and returns true; after the last one,
+ * {n - k, ..., n - 1}, returns false and leaves it unchanged. Starting from
+ * {0, ..., k - 1}, repeated calls visit all C(n, k) subsets. Amortised O(1),
+ * at most O(k) per call.
+ */
+export function nextKSubset(subset: number[] | Int32Array, n: number): boolean {
+  const k = subset.length;
+  let i = k - 1;
+  while (i >= 0 && subset[i] === n - k + i) i--;
+  if (i < 0) return false;
+  subset[i]!++;
+  for (let j = i + 1; j < k; j++) subset[j] = subset[j - 1]! + 1;
+  return true;
+}
+
+/**
+ * Every k-subset of [0, n) (ascending members) in lexicographic order, each a
+ * fresh array; none when k > n, one empty subset when k = 0. O(C(n, k) k).
+ */
+export function kSubsets(n: number, k: number): number[][] {
+  const out: number[][] = [];
+  if (k > n) return out;
+  const subset = Array.from({ length: k }, (_, i) => i);
+  do out.push(subset.slice());
+  while (nextKSubset(subset, n));
+  return out;
+}

@@ -10,7 +10,7 @@ const run = async (argv: string[]) =>
 describe("calm-ldp run --interval", () => {
   it("adds per-method coverage and mean width (methods with intervals only) and keeps the other fields", async () => {
     const doc = await run(
-      "--data synthetic:iid?p=0.3 --n 20000 --d 5 --k 2 --eps 1 --reps 3 --queries 4 --seed 3 --workers 1 --methods inpht,margps,fc --interval 0.95".split(
+      "--data synthetic:iid?p=0.3 --n 20000 --d 5 --k 2 --eps 1 --reps 3 --queries 4 --seed 3 --workers 1 --methods inpht,margps,fc,uni --interval 0.95".split(
         " ",
       ),
     );
@@ -18,7 +18,7 @@ describe("calm-ldp run --interval", () => {
     const rows = doc.results as { method: string; coverage?: number; width?: number; sseMean: number }[];
     for (const row of rows) {
       expect(Number.isFinite(row.sseMean)).toBe(true);
-      if (row.method === "fc") {
+      if (row.method === "uni") {
         expect(row.coverage).toBeUndefined();
         continue;
       }
@@ -28,7 +28,7 @@ describe("calm-ldp run --interval", () => {
     }
     const table = summaryTable(rows as never);
     expect(table.split("\n")[0]).toContain("coverage");
-    expect(table).toMatch(/fc .* - +- *$/m);
+    expect(table).toMatch(/uni .* - +- *$/m);
     expect(() => parseOptions(runCommand, ["--interval", "1.5"])).toThrow();
   });
 });

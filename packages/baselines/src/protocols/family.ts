@@ -36,10 +36,12 @@ export interface MethodFamily<
   readonly expectedSse?: BaselineProtocol<Plan, Report>["expectedSse"];
 }
 
-/** A method of a family, with its synopsis type. */
+/** A method of a family: a label, the per-user path, and its synopsis type. */
 export interface FamilyMethod<Plan extends BaselinePlanBase, Report, Synopsis extends BaselineSynopsis>
   extends BaselineProtocol<Plan, Report> {
+  readonly label: string;
   estimate(plan: Plan, aggregator: ReportAggregator<Report>): Synopsis;
+  simulatePerUser(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { nextKSubset } from "@calm-ldp/random";
 import { binomial } from "../binomial.js";
 
 /**
@@ -90,10 +91,6 @@ export function groupConstruction(v: number, k: number, t: number): number[][] {
     const block: number[] = [];
     for (let p = 0; p < v; p++) if (inBlock[p]) block.push(p);
     blocks.push(block);
-    let i = r - 1;
-    while (i >= 0 && chosen[i] === groups - r + i) i--;
-    if (i < 0) return blocks;
-    chosen[i]!++;
-    for (let j = i + 1; j < r; j++) chosen[j] = chosen[j - 1]! + 1;
+    if (!nextKSubset(chosen, groups)) return blocks;
   }
 }

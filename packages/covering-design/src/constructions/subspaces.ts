@@ -1,3 +1,4 @@
+import { nextKSubset } from "@calm-ldp/random";
 import { type GaloisField, galoisField } from "./galois-field.js";
 
 /** Every r-dimensional subspace of GF(q)^n, each as the list of its q^r vectors (coded in base q). */
@@ -37,11 +38,7 @@ function linearSubspaces(field: GaloisField, n: number, r: number): number[][] {
       }
       subspaces.push(span);
     }
-    let i = r - 1;
-    while (i >= 0 && pivots[i] === n - r + i) i--;
-    if (i < 0) return subspaces;
-    pivots[i]!++;
-    for (let j = i + 1; j < r; j++) pivots[j] = pivots[j - 1]! + 1;
+    if (!nextKSubset(pivots, n)) return subspaces;
   }
 }
 

@@ -1,3 +1,5 @@
+import { kSubsets } from "@calm-ldp/random";
+
 /**
  * Designs whose optimality is elementary:
  * - `allSubsets(v, t)`: every t-subset, the only covering when k = t: C(v, t, t) = C(v, t);
@@ -8,17 +10,7 @@
  * @internal
  */
 export function allSubsets(v: number, t: number): number[][] {
-  const blocks: number[][] = [];
-  const subset = Array.from({ length: t }, (_, i) => i);
-  if (t > v) return blocks;
-  for (;;) {
-    blocks.push(subset.slice());
-    let i = t - 1;
-    while (i >= 0 && subset[i] === v - t + i) i--;
-    if (i < 0) return blocks;
-    subset[i]!++;
-    for (let j = i + 1; j < t; j++) subset[j] = subset[j - 1]! + 1;
-  }
+  return kSubsets(v, t);
 }
 
 /** @internal see {@link allSubsets} */

@@ -1,0 +1,156 @@
+import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
+import { CannotRunError } from "@calm-ldp/errors";
+import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
+import { roundEstimateOptions } from "./campaigns.js";
+import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+import { reject } from "./errors.js";
+import {
+  type EstimatedMarginal,
+  type Estimator,
+  estimateMarginal,
+  intervalFields,
+} from "./estimate-marginal.js";
+import { marginalQuery } from "./query-attributes.js";
+import {
+  MARGINALS_QUERY,
+  PLAN_ROUTE,
+  REPORTS_ROUTE,
+  ROUND_BODY,
+  ROUND_PARAMS,
+  reportsBodySchema,
+} from "./schemas.js";
+import type { CollectorContext } from "./server.js";
+import { validateBatch } from "./validate-batch.js";
+
+type RoundParams = { id: string };
+
+/**
+ * The round endpoints of `createCollector`: create (admin), plan (public, CORS),
+ * reports (public, CORS; 413 before the schema for an oversized batch, 200 only
+ * after the storage committed), status, close and marginals (admin).
+ */
+export function registerRounds(context: CollectorContext): void {
+  const { app, storage, admin, cors, findRound, rounds } = context;
+  const { maxBatch, idRetentionMs } = context.settings;
+
+  app.post<{ Body: RoundRequest }>(
+    "/v1/rounds",
+    { onRequest: admin, schema: { body: ROUND_BODY } },
+    async (request, reply) => {
+      const round = await storage.createRound(planRound(request.body));
+      rounds.set(round.id, round);
+      return reply.code(201).send({ round: round.id, plan: round.plan });
+    },
+  );
+
+  app.get<{ Params: RoundParams }>(
+    PLAN_ROUTE,
+    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const { closedAt } = await storage.roundState(round);
+      return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, closedAt, plan: round.plan };
+    },
+  );
+
+  app.post<{ Params: RoundParams; Body: { round: string; reports: [] } }>(
+    REPORTS_ROUTE,
+    {
+      onRequest: cors.decorate,
+      schema: {
+        params: ROUND_PARAMS,
+        body: reportsBodySchema(4 * Math.ceil(Math.ceil(MAX_VIEW_CELLS / 8) / 3)),
+      },
+      // Before the schema: an oversized batch is 413, not a schema error.
+      preValidation: async (request) => {
+        const reports = (request.body as { reports?: unknown } | null)?.reports;
+        if (Array.isArray(reports) && reports.length > maxBatch)
+          reject(413, "batch-too-large", `at most ${maxBatch} reports per batch (got ${reports.length})`);
+      },
+    },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const accepted = validateBatch(round.id, round.plan, request.body);
+      const result = await storage.storeReports(round, accepted);
+      return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
+    },
+  );
+
+  app.get<{ Params: RoundParams }>(
+    "/v1/rounds/:id/status",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const counts: RoundCounts = await storage.counts(round);
+      const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
+      return { round: round.id, ...counts, ...state, idsHeld };
+    },
+  );
+
+  const dropAfter = (closedAt: string) => new Date(Date.parse(closedAt) + idRetentionMs).toISOString();
+  app.post<{ Params: RoundParams }>(
+    "/v1/rounds/:id/close",
+    { onRequest: admin, schema: { params: ROUND_PARAMS } },
+    async (request) => {
+      const round = await findRound(request.params.id);
+      const state = await storage.closeRound(round, new Date());
+      request.log.info({ round: round.id, closedAt: state.closedAt }, "round closed");
+      return {
+        round: round.id,
+        closedAt: state.closedAt,
+        idsDropAfter: dropAfter(state.closedAt!),
+        idsDroppedAt: state.idsDroppedAt,
+      };
+    },
+  );
+
+  registerMarginals(context);
+}
+
+/**
+ * `GET /v1/rounds/:id/marginals?attrs=a,b[&estimator=calm-plus][&interval=0.95]`
+ * (admin): the marginal estimated from the database's counts (`estimateMarginal`);
+ * an interval the estimate cannot give (a view without reports) is 400
+ * `interval-unavailable` with calm-core's reason.
+ */
+function registerMarginals({ app, storage, admin, findRound, settings }: CollectorContext): void {
+  app.get<{ Params: RoundParams; Querystring: { attrs: string; estimator?: Estimator; interval?: string } }>(
+    "/v1/rounds/:id/marginals",
+    { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: MARGINALS_QUERY } },
+    async (request): Promise<MarginalAnswer> => {
+      const round = await findRound(request.params.id);
+      const { plan } = round;
+      const options = roundEstimateOptions(round); // a campaign round's instantaneous layer, if any
+      const { attributes, estimator, level } = marginalQuery(
+        plan,
+        request.query,
+        settings.maxQueryCells,
+        options.instantEps === undefined
+          ? undefined
+          : "a campaign round de-biased with its instantaneous layer",
+      );
+      const counts = await storage.supportCounts(round);
+      let answer: EstimatedMarginal;
+      try {
+        answer = estimateMarginal(plan, counts, attributes, options, estimator, level);
+      } catch (error) {
+        if (level !== undefined && error instanceof CannotRunError)
+          reject(400, "interval-unavailable", `interval: ${error.message}`);
+        throw error;
+      }
+      return {
+        round: round.id,
+        attrs: attributes.map((a) => plan.schema.attributes[a]!.name),
+        attributes,
+        cardinalities: [...answer.table.cardinalities],
+        cells: Array.from(answer.table.cells),
+        n: answer.n,
+        eps: plan.eps,
+        method: answer.method,
+        expectedSse: options.instantEps === undefined ? answer.expectedSse : null,
+        estimator: answer.estimator,
+        ...intervalFields(answer.interval),
+      };
+    },
+  );
+}
