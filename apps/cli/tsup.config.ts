@@ -1,9 +1,12 @@
 import { packageConfig } from "../../tsup.config.base";
 
-// The web app (loaded by `serve` only, from source) and vite stay external.
+// Two entries at dist/ top level: the CLI (the package's bin) and the harness's
+// worker thread (`harness/parallel.ts` starts `./worker.js` beside the bundle).
+// The web app and tsx are loaded by `serve` only, from the repository (see
+// commands/serve.ts); vite is the web app's.
 export default packageConfig({
-  entry: ["src/cli.ts"],
+  entry: { cli: "src/cli.ts", worker: "src/harness/worker.ts" },
   format: ["esm"],
   dts: false,
-  external: ["vite", "@calm-ldp/web"],
+  external: ["@calm-ldp/web", "tsx", "vite"],
 });

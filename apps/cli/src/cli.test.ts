@@ -1,3 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "./cli.js";
 import { commands } from "./commands/index.js";
@@ -26,6 +31,18 @@ describe("calm-ldp CLI", () => {
     const doc = JSON.parse(out[0]!);
     expect(doc.name).toBe("calm-ldp");
     expect(doc.packages["@calm-ldp/random"]).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("runs when started through a symlink, as npm's bin links start it", () => {
+    const link = join(mkdtempSync(join(tmpdir(), "calm-bin-")), "calm-ldp");
+    symlinkSync(fileURLToPath(new URL("./cli.ts", import.meta.url)), link);
+    const out = execFileSync(process.execPath, ["--import", "tsx", link, "version", "--json"], {
+      encoding: "utf8",
+    });
+    const doc = JSON.parse(out);
+    expect(doc.name).toBe("calm-ldp");
+    expect(doc.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Object.keys(doc.packages)).toContain("@calm-ldp/calm-core");
   });
 
   it("rng-bench --json reports the three throughput figures", async () => {

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { type Command, commandHelp, parseOptions, UsageError } from "./cli-kit.js";
 import { commands } from "./commands/index.js";
 
@@ -65,9 +67,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const isEntry =
-  process.argv[1] !== undefined &&
-  import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/").split("/").pop() ?? "");
+/** Whether Node started this module (directly, through tsx, or through an installed bin's symlink). */
+function startedAsEntry(): boolean {
+  const started = process.argv[1];
+  if (started === undefined) return false;
+  try {
+    return realpathSync(started) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+const isEntry = startedAsEntry();
 if (isEntry) {
   main(process.argv.slice(2)).then(
     (code) => {

@@ -282,6 +282,12 @@ export interface IndependenceRow {
   readonly noiseAwareTypeI?: boolean;
   /** Noise-aware test keeps independence where the non-private one rejects it. */
   readonly noiseAwareTypeII?: boolean;
+  /**
+   * Why the noise-aware test did not run for this pair (the release has no
+   * covariance for it: e.g. a CALM pair that no view covers, answered by maximum
+   * entropy with a bound-based interval); absent when it ran.
+   */
+  readonly noiseAwareUnavailable?: string;
 }
 
 /** Settings of `runChowLiu` (Cormode et al. §6.2, Figure 8). */

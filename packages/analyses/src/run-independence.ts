@@ -123,7 +123,12 @@ export function runIndependenceTests(
                   noiseAwareTypeI: aware.reject && !truth.reject,
                   noiseAwareTypeII: !aware.reject && truth.reject,
                 }
-              : {}),
+              : {
+                  noiseAwareUnavailable:
+                    interval === undefined
+                      ? "the release has no interval for this pair (e.g. a CALM pair that no view covers: a maximum-entropy answer)"
+                      : "the pair's interval has no covariance",
+                }),
           });
         });
         options.onProgress?.(

@@ -2,12 +2,13 @@
  * Client benchmarks (`pnpm --filter @calm-ldp/client bench`, or `npx tsx bench/index.ts`):
  * throughput of `createReport`, of the persistent reporter's sampling core, and of
  * whole `createReporter.report` calls (state written to memory storage each time),
- * and the size of a reporter's stored state after a year of daily rounds.
+ * and the size of a reporter's stored state after a year of daily rounds (UUID round ids).
  * Prints a table; seeded, so sizes are reproducible (times are not).
  */
 import { seededRng } from "@calm-ldp/random";
 import { createReport } from "../src/create-report.js";
 import { createReporter } from "../src/create-reporter.js";
+import { createReportId } from "../src/report-id.js";
 import { memoizedReport, reporterCore, reporterView } from "../src/reporter-core.js";
 import { memoryStorage } from "../src/storage.js";
 import { testPlans } from "../src/test-support.js";
@@ -62,7 +63,8 @@ for (const name of ["grr", "oue"] as const) {
   const reporter = await createReporter({ plan, storage, maxEps: 10, rng, send: async () => ({}) });
   count = 365;
   t = performance.now();
-  for (let r = 0; r < count; r++) await reporter.report(record, { round: `2026-${r}` });
+  // Round ids shaped as a collector's (UUIDs, 36 characters; seeded here).
+  for (let r = 0; r < count; r++) await reporter.report(record, { round: createReportId(rng) });
   const state = [...storage.entries.values()][0]!.length;
   rows.push([
     "createReporter.report (state written, sent)",

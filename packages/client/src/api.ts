@@ -78,6 +78,12 @@ export interface CreateReportOptions {
   readonly id?: string;
   /** The group the collector assigned (plans with `assignment: "assigned"` only). */
   readonly view?: number;
+  /**
+   * Round ids kept to refuse a second report in one round (default 32): the latest
+   * ones reported, plus those of queued reports; older ids are pruned so the state
+   * stays small. Keep it above the number of rounds that can be open at once.
+   */
+  readonly keepRoundIds?: number;
 }
 
 /** Options of the HTTP helpers: a `fetch` to use instead of the global one, and an abort signal. */
@@ -121,6 +127,12 @@ export interface ReporterOptions {
   readonly rng?: Rng;
   /** The group the collector assigned (plans with `assignment: "assigned"` only). */
   readonly view?: number;
+  /**
+   * Round ids kept to refuse a second report in one round (default 32): the latest
+   * ones reported, plus those of queued reports; older ids are pruned so the state
+   * stays small. Keep it above the number of rounds that can be open at once.
+   */
+  readonly keepRoundIds?: number;
 }
 
 /** A report waiting for the collector's acknowledgement, kept across restarts and retried with the same id. */

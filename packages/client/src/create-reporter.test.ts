@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidRecordError } from "@calm-ldp/calm-core";
 import { CalmLdpError } from "@calm-ldp/errors";
+import { fnv1a32 } from "@calm-ldp/frequency-oracles";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import type { ReporterStorage, WireReport } from "./api.js";
@@ -110,7 +111,7 @@ describe("createReporter", () => {
       eps: 0,
       memoized: 0,
     });
-    storage.entries.set("calm-ldp-reporter:c", "calm-ldp-reporter/2 0 {}");
+    storage.entries.set("calm-ldp-reporter:c", "calm-ldp-reporter/9 0 {}");
     expect((await createReporter({ plan, storage, maxEps: 5, campaign: "c" })).ledger().start).toBe(
       "corrupt",
     );
@@ -121,6 +122,116 @@ describe("createReporter", () => {
     ).toBe("foreign");
     expect((await createReporter({ plan, storage, maxEps: 5, campaign: "c" })).ledger().start).toBe(
       "restored",
+    );
+  });
+
+  it("round ids are pruned to the latest keepRoundIds (plus queued rounds): the state stays small, a recent round is still refused", async () => {
+    const plan = plans.grr!;
+    const record = [1, 0, 1, 1, 0, 1];
+    const stateOf = (storage: ReturnType<typeof memoryStorage>) => {
+      const text = storage.entries.get("calm-ldp-reporter:default")!;
+      return { text, json: JSON.parse(text.slice(text.indexOf(" ", text.indexOf(" ") + 1) + 1)) };
+    };
+    const round = (t: number) => `round-${String(t).padStart(4, "0")}`;
+    // Delivered reports: only the latest 32 ids stay (default), the ledger counts every round.
+    const storage = memoryStorage();
+    const server = collector();
+    const reporter = await createReporter({ plan, storage, maxEps: 5, send: server.send, rng: seededRng(9) });
+    const sizes: number[] = [];
+    for (let t = 0; t < 400; t++) {
+      await reporter.report(record, { round: round(t) });
+      if (t === 31 || t === 99 || t === 399) sizes.push(stateOf(storage).text.length);
+    }
+    const { json } = stateOf(storage);
+    expect(json.rounds).toEqual(Array.from({ length: 32 }, (_, i) => round(368 + i)));
+    expect(json.reported).toBe(400);
+    expect(reporter.ledger()).toMatchObject({ rounds: 400, eps: plan.eps, memoized: 1 });
+    // 32, 100 and 400 rounds: the same size up to the digits of the round count.
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(2);
+    const refused = await reporter.report(record, { round: round(399) }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ReporterError);
+    expect(refused.problem).toBe("round");
+    expect(server.ids()).toHaveLength(400);
+    // Restored from storage: the same pruned ids, the same count.
+    const again = await createReporter({ plan, storage, maxEps: 5, send: server.send });
+    expect(again.ledger()).toMatchObject({ start: "restored", rounds: 400 });
+    expect((await again.report(record, { round: round(380) }).catch((e) => e)).problem).toBe("round");
+
+    // Offline with keepRoundIds 2: every queued report's round stays refused until delivered.
+    const offline = memoryStorage();
+    const down = collector();
+    down.state.fail = "network";
+    const queued = await createReporter({
+      plan,
+      storage: offline,
+      maxEps: 5,
+      send: down.send,
+      keepRoundIds: 2,
+    });
+    for (let t = 0; t < 5; t++) await queued.report(record, { round: round(t) });
+    expect(stateOf(offline).json.rounds).toEqual([0, 1, 2, 3, 4].map(round));
+    expect((await queued.report(record, { round: round(0) }).catch((e) => e)).problem).toBe("round");
+    down.state.fail = undefined;
+    expect((await queued.flush()).sent).toBe(5);
+    await queued.report(record, { round: round(5) });
+    expect(stateOf(offline).json.rounds).toEqual([4, 5].map(round));
+    expect(queued.ledger().rounds).toBe(6);
+    await expect(createReporter({ plan, storage: offline, maxEps: 5, keepRoundIds: 0 })).rejects.toThrow(
+      /keepRoundIds must be an integer >= 1/,
+    );
+  });
+
+  it("a version-1 state (every round id kept) is migrated: same group, memo and queue, ids pruned, count kept", async () => {
+    const plan = plans.oue!;
+    const record = [0, 1, 1, 0, 1, 0];
+    // Make a current state, then write it back as version 1 would have: 50 round ids, no count.
+    const storage = memoryStorage();
+    const down = collector();
+    down.state.fail = "network";
+    const first = await createReporter({
+      plan,
+      storage,
+      maxEps: 5,
+      campaign: "m",
+      send: down.send,
+      rng: seededRng(4),
+    });
+    const { report } = await first.report(record, { round: "queued-round" });
+    const text = storage.entries.get("calm-ldp-reporter:m")!;
+    const current = JSON.parse(text.slice(text.indexOf(" ", text.indexOf(" ") + 1) + 1));
+    const { reported: _reported, ...v1 } = {
+      ...current,
+      rounds: ["queued-round", ...Array.from({ length: 49 }, (_, i) => `old-${i}`)],
+    };
+    const json = JSON.stringify(v1);
+    const v1Text = `calm-ldp-reporter/1 ${fnv1a32(json).toString(16)} ${json}`;
+    storage.entries.set("calm-ldp-reporter:m", v1Text);
+    const server = collector();
+    const migrated = await createReporter({ plan, storage, maxEps: 5, campaign: "m", send: server.send });
+    expect(migrated.ledger()).toMatchObject({
+      start: "restored",
+      rounds: 50,
+      memoized: 1,
+      view: report.view,
+    });
+    expect(migrated.pending().map((p) => p.report.id)).toEqual([report.id]);
+    // The queued round (oldest id) is kept with the latest 32; a kept old id is still refused.
+    expect((await migrated.report(record, { round: "old-48" }).catch((e) => e)).problem).toBe("round");
+    const next = await migrated.report(record, { round: "new-round" });
+    expect(next.flush.sent).toBe(2); // the migrated queue went out with the same id
+    expect(server.ids()).toContain(report.id);
+    expect(strip(next.report)).toEqual(strip(report));
+    const after = storage.entries.get("calm-ldp-reporter:m")!;
+    expect(after.startsWith("calm-ldp-reporter/2 ")).toBe(true);
+    const state = JSON.parse(after.slice(after.indexOf(" ", after.indexOf(" ") + 1) + 1));
+    expect(state.reported).toBe(51);
+    expect(state.rounds).toHaveLength(32);
+    expect(state.rounds.at(-1)).toBe("new-round");
+    expect(migrated.ledger()).toMatchObject({ rounds: 51, eps: plan.eps });
+    // A version-1 text whose checksum does not match is corrupt, as before.
+    storage.entries.set("calm-ldp-reporter:m", v1Text.replace('"old-3"', '"old-X"'));
+    expect((await createReporter({ plan, storage, maxEps: 5, campaign: "m" })).ledger().start).toBe(
+      "corrupt",
     );
   });
 

@@ -14,7 +14,14 @@ import { CollectorResponseError, ReporterError } from "./errors.js";
 import { checkRecord } from "./perturb-record.js";
 import { createReportId } from "./report-id.js";
 import { memoizedReport, reporterCore, reporterView } from "./reporter-core.js";
-import { decodeState, encodeState, planFingerprint, type ReporterState } from "./reporter-state.js";
+import {
+  DEFAULT_KEEP_ROUND_IDS,
+  decodeState,
+  encodeState,
+  planFingerprint,
+  pruneRounds,
+  type ReporterState,
+} from "./reporter-state.js";
 
 /** Slack on the budget comparison (eps sums of equal terms are exact up to rounding). */
 const BUDGET_SLACK = 1e-9;
@@ -40,7 +47,12 @@ function fail(problem: ReporterError["problem"], detail: string): never {
  *   would pass `maxEps` throws `ReporterError` ("budget") and sends nothing;
  * - the state (versioned, checksummed, see reporter-state.ts) is written before
  *   anything is sent, and reports stay queued until acknowledged, retried with
- *   the same ids (the collector counts an id once).
+ *   the same ids (the collector counts an id once);
+ * - a second report in a round is refused (`ReporterError` "round"): the state keeps
+ *   the ids of the latest `keepRoundIds` rounds reported (default 32) and of every
+ *   round with a queued report, so it stays O(keepRoundIds) however many rounds pass;
+ *   an id older than that is no longer recognised (its round is long closed: the
+ *   collector refuses it, 409 round-closed).
  * Reads the stored state once (a corrupt or foreign state is replaced by a fresh
  * one, `ledger().start` says which); throws `ReporterError` ("storage") when the
  * storage cannot be read. Cost per report: O(d + cells of the view) plus one
@@ -53,6 +65,9 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
     fail("options", "options.storage must have read and write");
   if (!(typeof maxEps === "number" && maxEps >= 0))
     fail("options", `maxEps must be a number >= 0 (got ${maxEps})`);
+  const keepRoundIds = options.keepRoundIds ?? DEFAULT_KEEP_ROUND_IDS;
+  if (!(Number.isSafeInteger(keepRoundIds) && keepRoundIds >= 1))
+    fail("options", `keepRoundIds must be an integer >= 1 (got ${keepRoundIds})`);
   const campaign = options.campaign ?? "default";
   const rng = options.rng ?? cryptoRng();
   const core = reporterCore(plan, instantEps);
@@ -79,10 +94,11 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
     view: null,
     memo: {},
     rounds: [],
+    reported: 0,
     queue: [],
   };
   if (text !== undefined) {
-    const decoded = decodeState(text, campaign, plan);
+    const decoded = decodeState(text, campaign, plan, keepRoundIds);
     start = decoded.start;
     if (decoded.state) state = decoded.state;
   }
@@ -123,7 +139,8 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
           }
         }
         if (done) {
-          state = { ...state, queue: state.queue.filter((p) => p.round !== round) };
+          const queue = state.queue.filter((p) => p.round !== round);
+          state = { ...state, queue, rounds: pruneRounds(state.rounds, queue, keepRoundIds) };
           // A failed write here only means a restart re-sends these ids, which the collector counts once.
           await persist(state).catch(() => undefined);
         }
@@ -163,12 +180,14 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
             );
         });
         const report: WireReport = encodeReport(plan, { view, report: payload }, createReportId(rng));
+        const queue = [...state.queue, { round, report }];
         const next: ReporterState = {
           ...state,
           view,
           memo,
-          rounds: [...state.rounds, round],
-          queue: [...state.queue, { round, report }],
+          rounds: pruneRounds([...state.rounds, round], queue, keepRoundIds),
+          reported: state.reported + 1,
+          queue,
         };
         await persist(next); // throws before anything is sent; the state in memory is unchanged
         state = next;
@@ -182,7 +201,7 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
       planEps: plan.eps,
       memoized: Object.keys(state.memo).length,
       view: state.view ?? undefined,
-      rounds: state.rounds.length,
+      rounds: state.reported,
       reportEps: reportEps(),
       start,
     }),

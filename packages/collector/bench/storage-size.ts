@@ -10,8 +10,9 @@
  * Bytes: DuckDB file + WAL, and its used blocks (`PRAGMA database_size` after a
  * CHECKPOINT: DuckDB reuses freed blocks but does not shrink the file);
  * PostgreSQL `pg_total_relation_size` of the calm_ tables, after the drop and
- * again after `VACUUM` (what autovacuum does: empty trailing pages return to the
- * OS, the rest is reused by later rows; indexes keep their pages) and after
+ * (the drop rebuilds the report key and support index) and again after `VACUUM`
+ * (what autovacuum does: empty trailing pages return to the OS, the rest is
+ * reused by later rows) and after
  * `VACUUM FULL` (the floor; it locks the tables while it rewrites them); ClickHouse `system.parts` active
  * `bytes_on_disk` once the `ALTER TABLE ... DELETE` mutation has run (all shards).
  * Run: `npx tsx bench/storage-size.ts --backend duckdb --reports 100000`.
@@ -136,9 +137,17 @@ try {
     `after close + drop ids: ${kib(m.bytes)}${m.note}; round holds ${heldIds} ids; counts identical: ${same}`,
   );
   if (backendName === "postgres") {
+    const indexes = await backend.sql(
+      "SELECT pg_relation_size('calm_reports_pkey') + pg_relation_size('calm_support_round')",
+    );
+    console.log(
+      `  of which the report key + support index (rebuilt by the drop: REINDEX CONCURRENTLY): ${kib(Number(indexes[0]))}`,
+    );
     await backend.sql("VACUUM");
     const vacuumed = await backend.bytes();
-    console.log(`after VACUUM: ${kib(vacuumed)} (the indexes keep their pages, for later rows)`);
+    console.log(
+      `after VACUUM: ${kib(vacuumed)} (freed table pages: reused by later rows, empty tail returned)`,
+    );
     await backend.sql("VACUUM FULL");
     const floor = await backend.bytes();
     console.log(`after VACUUM FULL: ${kib(floor)}; closed round: ${kib(floor - baseline)} above baseline`);

@@ -76,6 +76,56 @@ describe.skipIf(server.unavailable !== undefined)(
       }
     });
 
+    it("dropping a closed round's ids rebuilds the report key and support index (REINDEX CONCURRENTLY): their size falls, the key still de-duplicates", async () => {
+      const storage = await openPostgresStorage(testUrl);
+      const probe = new pg.Client({ connectionString: testUrl });
+      await probe.connect();
+      try {
+        const sizes = async () =>
+          (
+            await probe.query(
+              "SELECT pg_relation_size('calm_reports_pkey')::float8 AS key, pg_relation_size('calm_support_round')::float8 AS support",
+            )
+          ).rows[0] as { key: number; support: number };
+        const records = mixedRecords(10, 2);
+        const plan = planRound(roundBody(records, 1, 2, 100_000) as never);
+        const a = await storage.createRound(plan);
+        const b = await storage.createRound({ ...plan, id: "00000000-0000-4000-8000-0000000b0000" });
+        const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+        const report = (i: number) => ({ id: id(i), view: i % a.plan.m, cells: [i % 2] });
+        const n = 20_000;
+        for (let i = 0; i < n; i += 1000)
+          await storage.storeReports(
+            a,
+            Array.from({ length: 1000 }, (_, j) => report(1_000_000 + i + j)),
+          );
+        const perView = (await storage.counts(a)).perView;
+        const full = await sizes();
+        expect(full.key).toBeGreaterThan(400_000); // 20,000 keys of (int, uuid): ~0.9 MB
+        const closed = await storage.closeRound(a, new Date());
+        const later = new Date(Date.parse(closed.closedAt!) + 1);
+        expect(await storage.dropClosedIds(later, later)).toEqual([a.id]);
+        const dropped = await sizes();
+        // Rebuilt over the few rows left (the group-commit test's three): a page or two each.
+        expect(dropped.key).toBeLessThan(full.key / 10);
+        expect(dropped.support).toBeLessThan(full.support / 5); // ~150 kB (B-tree deduplication of round_no) -> 2 pages
+        const invalid = await probe.query(
+          `SELECT indexrelid::regclass::text AS name FROM pg_index
+           WHERE NOT indisvalid AND indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass)`,
+        );
+        expect(invalid.rows).toEqual([]);
+        expect((await storage.counts(a)).perView).toEqual(perView);
+        // The rebuilt key still refuses a second copy of an id (round b: stored once, then a duplicate).
+        expect(await storage.storeReports(b, [report(5), report(6)])).toEqual({ stored: 2, duplicates: 0 });
+        expect(await storage.storeReports(b, [report(5)])).toEqual({ stored: 0, duplicates: 1 });
+        // Nothing more to drop: no second rebuild.
+        expect(await storage.dropClosedIds(later, later)).toEqual([]);
+      } finally {
+        await probe.end();
+        await storage.close();
+      }
+    });
+
     it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {
       // Both processes start at once: the schema is created once (advisory lock).
       const [a, b] = await Promise.all([

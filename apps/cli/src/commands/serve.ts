@@ -1,4 +1,30 @@
+import { CannotRunError } from "@calm-ldp/errors";
 import type { Command } from "../cli-kit.js";
+
+type WebApp = typeof import("@calm-ldp/web");
+
+/**
+ * The web app's build-and-serve code (`apps/web`), loaded only when serving. It
+ * builds the page from the repository's sources, so it exists in a clone only:
+ * under tsx or vitest it imports directly; from the built CLI (`dist/cli.js`,
+ * where Node cannot load its TypeScript) through tsx's loader; an installed CLI
+ * without the repository gets a CannotRunError saying so.
+ */
+async function loadWebApp(): Promise<WebApp> {
+  try {
+    return await import("@calm-ldp/web");
+  } catch (direct) {
+    try {
+      const { tsImport } = await import("tsx/esm/api");
+      return (await tsImport("@calm-ldp/web", import.meta.url)) as WebApp;
+    } catch {
+      const why = direct instanceof Error ? direct.message.split("\n")[0] : String(direct);
+      throw new CannotRunError(
+        `serve builds the web page from the calm-ldp repository's sources (apps/web) and needs a clone of it with its dev dependencies (pnpm install; then pnpm calm-ldp serve): ${why}`,
+      );
+    }
+  }
+}
 
 interface ServeOptions {
   port: number;
@@ -47,8 +73,7 @@ export const serveCommand: Command = {
   async run(raw, context) {
     const options = raw as unknown as ServeOptions;
     const started = performance.now();
-    // The web app (Vite and the page build) loads only when serving.
-    const { servePage } = await import("@calm-ldp/web");
+    const { servePage } = await loadWebApp();
     const page = await servePage({
       port: options.port,
       rebuild: options.rebuild,

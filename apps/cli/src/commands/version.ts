@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { Command } from "../cli-kit.js";
 
 const PACKAGES = [
@@ -13,7 +14,13 @@ const PACKAGES = [
   "datasets",
 ];
 
-function packageVersion(path: URL): string {
+/**
+ * The version in `<name>/package.json`, found the way Node resolves the package
+ * from here (every @calm-ldp package exports `./package.json`): right from the
+ * sources, from the built CLI and from an installed one.
+ */
+function packageVersion(name: string): string {
+  const path = createRequire(import.meta.url).resolve(`${name}/package.json`);
   return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
 }
 
@@ -24,13 +31,11 @@ export const versionCommand: Command = {
   run() {
     const packages: Record<string, string> = {};
     for (const name of PACKAGES) {
-      packages[`@calm-ldp/${name}`] = packageVersion(
-        new URL(`../../../../packages/${name}/package.json`, import.meta.url),
-      );
+      packages[`@calm-ldp/${name}`] = packageVersion(`@calm-ldp/${name}`);
     }
     return {
       name: "calm-ldp",
-      version: packageVersion(new URL("../../package.json", import.meta.url)),
+      version: packageVersion("@calm-ldp/cli"),
       packages,
       node: process.version,
       platform: `${process.platform}-${process.arch}`,

@@ -313,7 +313,12 @@ const cormodeFig7: CustomFigureDefinition = {
       );
       const named = raw.map((r) => {
         const pair = names.get(r.pair.join(","))!;
-        return { ...r, pair: `${pair.names[0]} x ${pair.names[1]}`, association: pair.association };
+        return {
+          ...r,
+          pair: `${pair.names[0]} x ${pair.names[1]}`,
+          association: pair.association,
+          noiseAwareUnavailable: r.noiseAwareUnavailable !== undefined,
+        };
       });
       for (const row of summarizeRows(
         named,
@@ -330,6 +335,7 @@ const cormodeFig7: CustomFigureDefinition = {
           "noiseAwareTypeI",
           "noiseAwareTypeII",
           "noiseAwarePValue",
+          "noiseAwareUnavailable",
         ],
       ))
         rows.push({ label: label(row.method as string), ...row });
@@ -345,7 +351,7 @@ const cormodeFig7: CustomFigureDefinition = {
         eps,
         methods,
         alpha: 0.05,
-        note: "per pair: statistic = mean private statistic, trueStatistic = mean non-private one; reject, trueReject, typeI, typeII = counts over reps (plug-in test, as in the paper); noiseAwareReject, noiseAwareTypeI, noiseAwareTypeII = the same counts for the noise-aware test (analyses' noiseAwareChiSquare: parametric bootstrap of a Wald statistic under the independence null fitted from the private margins, with the release's covariance), noiseAwarePValue = its mean p-value",
+        note: "per pair: statistic = mean private statistic, trueStatistic = mean non-private one; reject, trueReject, typeI, typeII = counts over reps (plug-in test, as in the paper); noiseAwareReject, noiseAwareTypeI, noiseAwareTypeII = the same counts for the noise-aware test (analyses' noiseAwareChiSquare: parametric bootstrap of a Wald statistic under the independence null fitted from the private margins, with the release's covariance), noiseAwarePValue = its mean p-value; noiseAwareUnavailable = reps where it could not run (the release has no covariance for the pair: a CALM pair no view covers, answered by maximum entropy with a bound-based interval)",
       },
     };
   },

@@ -202,7 +202,10 @@ describe("reproduce calm-fig6", () => {
 
 describe("reproduce cormode-fig7 and cormode-fig8", () => {
   it("counts the decisions of the chi-square tests per method and pair", async () => {
-    const result = await reproduce(["cormode-fig7", "--n", "4000", "--reps", "2"]);
+    // n = 2^16: large enough that CALM's plan has 2-way views covering every pair
+    // (at a few thousand users it picks 1-way views and answers pairs by maximum
+    // entropy, which has a bound-based interval without covariance: no noise-aware test).
+    const result = await reproduce(["cormode-fig7", "--n", "65536", "--reps", "2"]);
     expect(result.results).toHaveLength(3 * 6);
     for (const row of result.results) {
       expect(row.eps).toBeCloseTo(Math.log(3), 12);
@@ -210,12 +213,24 @@ describe("reproduce cormode-fig7 and cormode-fig8", () => {
       expect((row.typeI as number) + (row.typeII as number)).toBeLessThanOrEqual(2);
       expect(row.critical).toBeCloseTo(3.841458820694124, 9);
       // The noise-aware test runs for every method (all three have intervals).
+      expect(row.noiseAwareUnavailable).toBe(0);
       expect(row.noiseAwareReject as number).toBeGreaterThanOrEqual(0);
       expect(row.noiseAwareReject as number).toBeLessThanOrEqual(2);
       expect(row.noiseAwarePValue as number).toBeGreaterThan(0);
       expect(row.noiseAwarePValue as number).toBeLessThanOrEqual(1);
     }
     expect(result.settings.d).toBe(9);
+  });
+
+  it("says where the noise-aware test cannot run (CALM pairs answered by maximum entropy)", async () => {
+    // At 4,000 users CALM's plan has 1-way views: every pair is a maximum-entropy answer.
+    const result = await reproduce(["cormode-fig7", "--n", "4000", "--reps", "2"]);
+    for (const row of result.results) {
+      if (row.method === "calm") {
+        expect(row.noiseAwareUnavailable).toBe(2);
+        expect(Number.isNaN(row.noiseAwareReject as number)).toBe(true);
+      } else expect(row.noiseAwareUnavailable).toBe(0);
+    }
   });
 
   it("scores Chow-Liu trees on both datasets", async () => {
