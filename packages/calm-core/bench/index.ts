@@ -10,11 +10,8 @@ import { randomQueries } from "@calm-ldp/marginal-algebra";
 import { cryptoRng, seededRng } from "@calm-ldp/random";
 import { estimateCalm, estimateCalmPlus, planCalm, simulateCalm } from "../src/index.js";
 import { markovStore } from "../src/test-support.js";
+import { argument } from "./arguments.js";
 
-function argument(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 const n = argument("n", 2 ** 20);
 const d = argument("d", 32);
 const k = argument("k", 8);

@@ -13,11 +13,8 @@
 import { seededRng, uniformInt } from "@calm-ldp/random";
 import { estimateCalm, planCalm, simulateCalm } from "../src/index.js";
 import { markovStore } from "../src/test-support.js";
+import { argument } from "./arguments.js";
 
-function argument(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 const n = argument("n", 2 ** 20);
 const d = argument("d", 32);
 const k = argument("k", 3);
