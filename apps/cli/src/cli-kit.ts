@@ -138,6 +138,21 @@ export function parseOptions(
   return { options, positionals, json, help };
 }
 
+/**
+ * Run `command` on a command line (what follows its name) as the CLI does, minus
+ * the printing: parse `argv`, then `run` with `context` (default: JSON mode, logs
+ * dropped). Returns what `run` returns: the `--json` document, or a promise of it
+ * (type it with `T`). Bad options throw a UsageError. For tests and programs.
+ */
+export function runCommandLine<T = Record<string, unknown>>(
+  command: Command,
+  argv: string[],
+  context: CommandContext = { json: true, log: () => {} },
+): T {
+  const parsed = parseOptions(command, argv);
+  return command.run(parsed.options, context, parsed.positionals) as T;
+}
+
 /** The `--help` text of one command. */
 export function commandHelp(command: Command): string {
   const lines = [

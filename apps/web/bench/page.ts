@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import type { PipelineMessage, PipelineRequest } from "../src/page/api.js";
 import { runPipeline } from "../src/page/pipeline.js";
 import { servePage } from "../src/server/serve-page.js";
+import { launchChromium } from "../test/browser-support.js";
 
 const CONFIGS: { name: string; n: number; d: number; k: number; path: "counts" | "per-user" }[] = [
   { name: "page defaults", n: 20000, d: 6, k: 2, path: "counts" },
@@ -49,18 +49,7 @@ function nodeSeconds(config: (typeof CONFIGS)[number]): number {
 
 const served = await servePage({ port: 0, log: (line) => process.stderr.write(`${line}\n`) });
 const profile = mkdtempSync(join(tmpdir(), "calm-bench-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-  ],
-});
+const context = await launchChromium(profile);
 try {
   const page = await context.newPage();
   await page.goto(served.server.url);

@@ -1,11 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "vite";
 import { describe, expect, it } from "vitest";
-import { browserGuard, isNodeBuiltin } from "../src/server/browser-guard.js";
+import { isNodeBuiltin } from "../src/server/browser-guard.js";
 import { packagesDir, webSourceDir } from "../src/server/paths.js";
-import { sourceAliases } from "../src/server/source-aliases.js";
+import { bundleForBrowser } from "./browser-support.js";
 
 /** `@calm-ldp/<name>` packages the page's modules import (main entries only: a subpath would show up as `x/y`). */
 function pageImports(): string[] {
@@ -32,25 +31,6 @@ function closure(roots: readonly string[]): string[] {
   };
   roots.forEach(visit);
   return [...seen].sort();
-}
-
-/** Bundle entry files for the browser (ES modules, browser resolution, Node built-ins an error); returns the chunks. */
-async function bundleForBrowser(entries: Record<string, string>) {
-  const output = await build({
-    configFile: false,
-    logLevel: "silent",
-    resolve: { alias: sourceAliases() },
-    plugins: [browserGuard()],
-    build: {
-      write: false,
-      minify: false,
-      target: "es2022",
-      lib: { entry: entries, formats: ["es"] },
-      rollupOptions: { output: { entryFileNames: "[name].js" } },
-    },
-  });
-  const outputs = Array.isArray(output) ? output : [output];
-  return outputs.flatMap((o) => ("output" in o ? o.output : []));
 }
 
 describe("browser bundling of the packages the web demo uses", () => {

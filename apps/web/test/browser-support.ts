@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import { browserGuard } from "../src/server/browser-guard.js";
 import { webRoot } from "../src/server/paths.js";
@@ -31,6 +31,36 @@ export function chromiumMissing(): string | undefined {
 }
 
 /**
+ * For a browser test file: undefined when Chromium is there, else why not. In CI
+ * (`CI` set) a missing Chromium throws, naming `what`; elsewhere the file is to be
+ * skipped (`describe.skipIf`) and a loud warning names `file`.
+ */
+export function chromiumOrSkip(what: string, file: string): string | undefined {
+  const missing = chromiumMissing();
+  if (missing && process.env.CI) throw new Error(`${what}: Chromium is required in CI: ${missing}`);
+  if (missing) console.warn(`\n!!! SKIPPING ${file}: ${missing} !!!\n`);
+  return missing;
+}
+
+/** A collector admin request (`Authorization: Bearer <token>`, JSON body when given); its JSON answer. */
+export async function adminRequest(
+  token: string,
+  url: string,
+  method = "GET",
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/**
  * Headless Chromium with a fresh profile in `userDataDir`; the flags keep it off
  * the network (this machine refuses outside connections) and out of the sandbox
  * (tests run as root).
@@ -54,8 +84,12 @@ export function launchChromium(
   });
 }
 
-/** `pageDir/page.ts` with @calm-ldp/client (from source) in one browser ES module; no Node built-in allowed. */
-export async function bundlePage(pageDir: string): Promise<string> {
+/**
+ * Bundle entry files for the browser with Vite (ES modules, every @calm-ldp package
+ * from source, any Node built-in an error via `browserGuard`), in memory; returns
+ * the output chunks and assets. Entry names become `<name>.js`.
+ */
+export async function bundleForBrowser(entries: Record<string, string>, options: { minify?: boolean } = {}) {
   const output = await build({
     configFile: false,
     logLevel: "silent",
@@ -63,16 +97,28 @@ export async function bundlePage(pageDir: string): Promise<string> {
     plugins: [browserGuard()],
     build: {
       write: false,
-      minify: true,
+      minify: options.minify ?? false,
       target: "es2022",
-      lib: { entry: { page: join(pageDir, "page.ts") }, formats: ["es"] },
+      lib: { entry: entries, formats: ["es"] },
       rollupOptions: { output: { entryFileNames: "[name].js" } },
     },
   });
   const outputs = Array.isArray(output) ? output : [output];
-  const chunk = outputs
-    .flatMap((o) => ("output" in o ? o.output : []))
-    .find((c) => c.type === "chunk" && c.fileName === "page.js");
+  return outputs.flatMap((o) => ("output" in o ? o.output : []));
+}
+
+/** Collect a page's uncaught errors ("page error: ...") and console errors ("console error: ...") into `into`. */
+export function collectPageErrors(page: Page, into: string[]): void {
+  page.on("pageerror", (error) => into.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") into.push(`console error: ${message.text()}`);
+  });
+}
+
+/** `pageDir/page.ts` with @calm-ldp/client (from source) in one browser ES module; no Node built-in allowed. */
+export async function bundlePage(pageDir: string): Promise<string> {
+  const chunks = await bundleForBrowser({ page: join(pageDir, "page.ts") }, { minify: true });
+  const chunk = chunks.find((c) => c.type === "chunk" && c.fileName === "page.js");
   if (chunk?.type !== "chunk") throw new Error("bundlePage: no page.js chunk");
   return chunk.code;
 }

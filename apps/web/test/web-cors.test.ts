@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundlePage, chromiumMissing, launchChromium, serveTestPage } from "./browser-support.js";
+import {
+  adminRequest,
+  bundlePage,
+  chromiumOrSkip,
+  collectPageErrors,
+  launchChromium,
+  serveTestPage,
+} from "./browser-support.js";
 import { spawnCli } from "./cli-process.js";
 
 /**
@@ -23,12 +30,10 @@ const PAGE_DIR = fileURLToPath(new URL("./cors-page/", import.meta.url));
 const TOKEN = "web-cors-admin-token-0123456789";
 const N = 200;
 
-const missing = chromiumMissing();
-if (missing && process.env.CI) throw new Error(`web CORS e2e: Chromium is required in CI: ${missing}`);
-if (missing)
-  console.warn(
-    `\n!!! SKIPPING the cross-origin browser test (apps/web/test/web-cors.test.ts): ${missing} !!!\n`,
-  );
+const missing = chromiumOrSkip(
+  "web CORS e2e",
+  "the cross-origin browser test (apps/web/test/web-cors.test.ts)",
+);
 
 /** `calm-ldp collector serve` in its own process; resolves with its URL once it listens. */
 function serveCollector(db: string, allowOrigin: string): Promise<{ child: ChildProcess; url: string }> {
@@ -53,17 +58,7 @@ function serveCollector(db: string, allowOrigin: string): Promise<{ child: Child
   });
 }
 
-async function admin(url: string, method = "GET", body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await response.json()) as Record<string, unknown>;
-}
+const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
 
 describe.skipIf(missing !== undefined)("cross-origin reports from a page in headless Chromium", () => {
   const dir = mkdtempSync(join(tmpdir(), "calm-web-cors-"));
@@ -91,10 +86,7 @@ describe.skipIf(missing !== undefined)("cross-origin reports from a page in head
   async function runPage(origin: string, round: string) {
     const page = await context.newPage();
     const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text());
-    });
+    collectPageErrors(page, errors);
     const query = new URLSearchParams({ collector: collector.url, round, n: String(N) });
     await page.goto(`${origin}/?${query}`);
     await page.waitForSelector("body[data-done='1']", { timeout: 60_000 });

@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webRoot } from "../src/server/paths.js";
 import { type ServedPage, servePage } from "../src/server/serve-page.js";
-import { chromiumMissing, launchChromium } from "./browser-support.js";
+import { chromiumOrSkip, collectPageErrors, launchChromium } from "./browser-support.js";
 import { runPageCommand } from "./cli-process.js";
 
 /**
@@ -19,12 +19,7 @@ import { runPageCommand } from "./cli-process.js";
 
 const OUTPUT = join(webRoot(), "test-output");
 
-const missing = chromiumMissing();
-if (missing && process.env.CI) throw new Error(`web e2e: Chromium is required in CI: ${missing}`);
-if (missing)
-  console.warn(
-    `\n!!! SKIPPING the web demo's end-to-end test (apps/web/test/web-e2e.test.ts): ${missing} !!!\n`,
-  );
+const missing = chromiumOrSkip("web e2e", "the web demo's end-to-end test (apps/web/test/web-e2e.test.ts)");
 
 /** Relative agreement to ~1e-9 (the chart's aria labels print 12 significant digits). */
 const agree = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
@@ -41,10 +36,7 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
     userDataDir = mkdtempSync(join(tmpdir(), "calm-chromium-"));
     context = await launchChromium(userDataDir, { viewport: { width: 1366, height: 768 } });
     page = await context.newPage();
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-    });
+    collectPageErrors(page, problems);
     await page.goto(served.server.url);
   }, 300_000); // builds the page first when stale: minutes on a loaded 2-core machine
 

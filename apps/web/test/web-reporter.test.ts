@@ -8,7 +8,14 @@ import { type RunningCollector, startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundlePage, chromiumMissing, launchChromium, serveTestPage } from "./browser-support.js";
+import {
+  adminRequest,
+  bundlePage,
+  chromiumOrSkip,
+  collectPageErrors,
+  launchChromium,
+  serveTestPage,
+} from "./browser-support.js";
 
 /**
  * A real browser reporting in a campaign: Debian's Chromium (playwright-core)
@@ -24,24 +31,12 @@ import { bundlePage, chromiumMissing, launchChromium, serveTestPage } from "./br
 const PAGE_DIR = fileURLToPath(new URL("./reporter-page/", import.meta.url));
 const TOKEN = "web-reporter-admin-token-0123456789";
 
-const missing = chromiumMissing();
-if (missing && process.env.CI) throw new Error(`web reporter e2e: Chromium is required in CI: ${missing}`);
-if (missing)
-  console.warn(
-    `\n!!! SKIPPING the reporter's browser test (apps/web/test/web-reporter.test.ts): ${missing} !!!\n`,
-  );
+const missing = chromiumOrSkip(
+  "web reporter e2e",
+  "the reporter's browser test (apps/web/test/web-reporter.test.ts)",
+);
 
-async function admin(url: string, method = "GET", body?: unknown) {
-  const response = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await response.json()) as Record<string, unknown>;
-}
+const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
 
 type PageResult = {
   round: string;
@@ -75,10 +70,7 @@ describe.skipIf(missing !== undefined)(
       });
       context = await launchChromium(join(dir, "profile"));
       page = await context.newPage();
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-      });
+      collectPageErrors(page, problems);
     }, 180_000);
 
     afterAll(async () => {

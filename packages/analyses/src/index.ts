@@ -30,10 +30,6 @@ export {
   noiseAwareGoodnessOfFit,
   type PrivateTable,
 } from "./noise-aware-goodness-of-fit.js";
-export { releaseMarginals } from "./release.js";
-export { runChowLiu } from "./run-chow-liu.js";
-export { runClassification } from "./run-classification.js";
-export { runIndependenceTests } from "./run-independence.js";
 export { sampleMarginal } from "./sample-marginal.js";
 export { sampleModel } from "./sample-model.js";
 export { summarizeRows } from "./summarize-rows.js";

@@ -9,7 +9,7 @@ import type {
 } from "./api.js";
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { PER_VIEW_SQL, SqlStorageReads, SUPPORT_SQL } from "./sql-reads.js";
+import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
 import { REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
@@ -42,6 +42,11 @@ const SCHEMA = [
      PRIMARY KEY (round_no, view, cell))`,
 ];
 
+/** Support counts per (view, cell) of a round (`$1`): stored rows plus dropped rows' counts. */
+const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
+    SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
+    UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
+  ) AS t GROUP BY view, cell`;
 /**
  * Move a round's rows into its closed counts (`$1` the round): each statement
  * deletes rows and adds exactly the deleted ones to the counts, so a batch that

@@ -10,11 +10,6 @@ export const PER_VIEW_SQL = `SELECT view, sum(n)::float8 FROM (
     SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
     UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
   ) AS t GROUP BY view`;
-/** Support counts per (view, cell) of a round (`$1`): stored rows plus dropped rows' counts. */
-export const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
-    SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
-    UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
-  ) AS t GROUP BY view, cell`;
 /** The columns `roundFromRow` reads, in its order. */
 const ROUND_COLUMNS = "round_no, round_id::text, created_at, plan, request";
 

@@ -4,7 +4,7 @@ import { splitCsvLine } from "./csv-fields.js";
 import { parseCsvSchema } from "./csv-schema.js";
 import { MalformedDataError } from "./errors.js";
 import { loadCsv } from "./node/load-csv.js";
-import { rowsOf, tempDir } from "./test-support.js";
+import { rowsOf, tempDir, thrown } from "./test-support.js";
 
 const PEOPLE = `sex, age, city, note
 F, 31, "Paris, FR", a
@@ -50,16 +50,10 @@ describe("parseCsv (inferred categories)", () => {
   });
 
   it("fails at the line where a column exceeds maxCategories, naming the column", () => {
-    const error = (() => {
-      try {
-        parseCsv("id\n1\n2\n3\n", { maxCategories: 2, fileName: "ids.csv" });
-      } catch (e) {
-        return e as MalformedDataError;
-      }
-    })();
+    const error = thrown(() => parseCsv("id\n1\n2\n3\n", { maxCategories: 2, fileName: "ids.csv" }));
     expect(error).toBeInstanceOf(MalformedDataError);
     expect(error).toMatchObject({ file: "ids.csv", line: 4, field: "id" });
-    expect(error!.message).toContain('more than maxCategories = 2 distinct values (new value "3")');
+    expect(error.message).toContain('more than maxCategories = 2 distinct values (new value "3")');
   });
 
   it("rejects rows with the wrong number of fields, unterminated quotes, and an empty input", () => {

@@ -1,12 +1,5 @@
 import type { Column, Schema } from "@calm-ldp/marginal-algebra";
-import type {
-  AttributeInfo,
-  AttributeKind,
-  DatasetInfo,
-  DropCount,
-  LoadedDataset,
-  ReduceOptions,
-} from "./api.js";
+import type { AttributeInfo, AttributeKind, DatasetInfo, LoadedDataset, ReduceOptions } from "./api.js";
 import { checkC, checkD, fail, MalformedDataError } from "./errors.js";
 import { reduceAttribute } from "./reduce-attribute.js";
 
@@ -19,17 +12,18 @@ export interface RawAttribute {
   readonly fixedDomain?: boolean;
 }
 
-/** @internal A parsed table before selection and capping: codes in [0, labels.length) per column. */
-export interface RawDataset {
+/**
+ * @internal A parsed table before selection and capping: codes in [0, labels.length) per column, and the
+ * provenance fields it passes on to {@link DatasetInfo} as they are.
+ */
+export interface RawDataset
+  extends Pick<
+    DatasetInfo,
+    "source" | "files" | "rowsRead" | "drops" | "rows" | "preprocessing" | "generator"
+  > {
   readonly attributes: readonly RawAttribute[];
+  /** `rows` codes each. */
   readonly columns: readonly Column[];
-  readonly rows: number;
-  readonly source: string;
-  readonly files: readonly string[];
-  readonly rowsRead: number;
-  readonly drops: readonly DropCount[];
-  readonly preprocessing: readonly string[];
-  readonly generator?: Readonly<Record<string, unknown>>;
 }
 
 /** @internal The sentence describing a category cap, for `DatasetInfo.preprocessing`. */

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedDataError } from "./errors.js";
 import { createIntLineTokenizer } from "./int-line-tokenizer.js";
+import { thrown } from "./test-support.js";
 
 type Event = [kind: "values" | "text", payload: number[] | string, line: number];
 
@@ -56,16 +57,10 @@ describe("createIntLineTokenizer", () => {
   });
 
   it("names file, line and token of a bad character", () => {
-    const error = (() => {
-      try {
-        run("1 2\n3 4.5\n");
-      } catch (e) {
-        return e as MalformedDataError;
-      }
-    })();
+    const error = thrown(() => run("1 2\n3 4.5\n"));
     expect(error).toBeInstanceOf(MalformedDataError);
     expect(error).toMatchObject({ file: "f.txt", line: 2, field: "token 2" });
-    expect(error!.message).toBe('test: f.txt:2, field token 2: unexpected character "." (integers only)');
+    expect(error.message).toBe('test: f.txt:2, field token 2: unexpected character "." (integers only)');
   });
 
   it("rejects a lone minus and a minus inside a number", () => {

@@ -50,3 +50,13 @@ export function columnSums(columns: readonly Column[]): number[] {
 export function rowsOf(columns: readonly Column[], size: number): number[][] {
   return Array.from({ length: size }, (_, r) => columns.map((column) => column[r]!));
 }
+
+/** The error `run` throws; throws itself (failing the test) when `run` returns normally. */
+export function thrown(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected the call to throw");
+}

@@ -56,11 +56,8 @@ export function calmIntervalCoverage(options: IntervalCoverageOptions): Interval
   const d = store.schema.attributes.length;
   const plan = planCalm({ schema: store.schema, n: store.size, eps, k }, options.plan ?? {});
   const queries = randomQueries(seededRng(deriveSeed(seed, 1)), d, k, count);
-  const truths = queries.map((q) => {
-    const table = contingencyTable(store, q);
-    const total = table.cells.reduce((s, x) => s + x, 0);
-    return table.cells.map((x) => x / total);
-  });
+  // The true cells, as fractions (contingencyTable's default unit).
+  const truths = queries.map((q) => contingencyTable(store, q).cells);
   const hits = truths.map((t) => new Uint32Array(t.length));
   let covered = 0;
   let pairs = 0;

@@ -1,4 +1,4 @@
-import { queryInterval, reportStreamId } from "@calm-ldp/baselines";
+import { queryInterval } from "@calm-ldp/baselines";
 import {
   allQueries,
   contingencyTable,
@@ -11,6 +11,7 @@ import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { ExperimentConfig, MethodFactory, MethodRun } from "./api.js";
 import type { DataSource } from "./data-source.js";
 import { runPopulation } from "./run-method.js";
+import { methodStream } from "./seed-paths.js";
 
 /** Stream indices under `deriveSeed(repetitionSeed(config.seed, rep), ...)`. */
 export const SEED_PATHS = Object.freeze({ sample: 1, queries: 2, method: 3 });
@@ -32,7 +33,7 @@ export interface RepetitionOptions {
  * (e.g. too large) is recorded with its error and NaN errors, not thrown.
  * Seeds, under the repetition's root r = `repetitionSeed(seed, rep)` (distinct for
  * distinct (seed, rep)): sample `deriveSeed(r, 1)`, queries `deriveSeed(r, 2)`,
- * method runs `deriveSeed(r, 3, epsIndex, methodStream(reportStreamId(id)))`: a
+ * method runs `deriveSeed(r, 3, epsIndex, methodStream(id))` (`seed-paths.ts`): a
  * method's stream is named by its id (not its position in the list), and methods
  * that share another's reports (`calm-plus` on `calm`'s) get that method's stream,
  * so they are compared on the same reports.
@@ -58,7 +59,7 @@ export function runRepetition(
   const runs: MethodRun[] = [];
   config.eps.forEach((eps, epsIndex) => {
     config.methods.forEach((id) => {
-      const rng = seededRng(deriveSeed(root, SEED_PATHS.method, epsIndex, methodStream(reportStreamId(id))));
+      const rng = seededRng(deriveSeed(root, SEED_PATHS.method, epsIndex, methodStream(id)));
       const start = now();
       let run: MethodRun;
       try {
@@ -150,11 +151,4 @@ function planDetails(plan: Record<string, unknown>): Record<string, unknown> | u
     if (typeof value === "number" || typeof value === "string") details[key] = value;
   }
   return Object.keys(details).length > 0 ? details : undefined;
-}
-
-/** A `deriveSeed` path index naming a method id (FNV-1a, 32 bits). O(id length). */
-export function methodStream(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return hash;
 }

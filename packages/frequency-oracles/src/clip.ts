@@ -6,7 +6,7 @@ import { type PostProcessing, postProcessing } from "./post-processing.js";
  * Input and output are fractions (Float64Array); writes into `out` when given
  * (may alias `estimate`). O(D).
  */
-export const clipAndRenormalise: PostProcessing = postProcessing(
+export const clipAndRenormalise: PostProcessing = /* @__PURE__ */ postProcessing(
   "clipAndRenormalise",
   (estimate, total, out) => {
     let sum = 0;

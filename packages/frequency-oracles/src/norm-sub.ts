@@ -12,7 +12,7 @@ import { type PostProcessing, postProcessing } from "./post-processing.js";
  * `out` when given (may alias). The kernel is marginal-algebra's `normSubCells`.
  * O(D) per round, at most D rounds.
  */
-export const normSub: PostProcessing = postProcessing("normSub", (estimate, total, out) => {
+export const normSub: PostProcessing = /* @__PURE__ */ postProcessing("normSub", (estimate, total, out) => {
   for (let i = 0; i < estimate.length; i++) out[i] = estimate[i]!;
   normSubCells(out, total);
 });

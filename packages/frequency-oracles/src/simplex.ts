@@ -7,7 +7,7 @@ import { type PostProcessing, postProcessing } from "./post-processing.js";
  * closest distribution to the estimate in squared error. Fractions in and out;
  * writes into `out` when given (may alias). O(D log D).
  */
-export const projectOntoSimplex: PostProcessing = postProcessing(
+export const projectOntoSimplex: PostProcessing = /* @__PURE__ */ postProcessing(
   "projectOntoSimplex",
   (estimate, total, out) => {
     const sorted = Float64Array.from(estimate).sort().reverse();

@@ -185,14 +185,22 @@ function breakTie(rng: Rng, remainder: number): number {
   return remainder > 0 && bernoulli(rng, remainder) ? 1 : 0;
 }
 
-/** Byte-to-lanes tables: `SPREAD_LOW[b]` puts bits 0..3 of b into the four bytes of an int32, `SPREAD_HIGH[b]` bits 4..7. */
-const SPREAD_LOW = new Int32Array(256);
-const SPREAD_HIGH = new Int32Array(256);
-for (let b = 0; b < 256; b++) {
-  for (let i = 0; i < 4; i++) {
-    SPREAD_LOW[b]! |= ((b >>> i) & 1) << (8 * i);
-    SPREAD_HIGH[b]! |= ((b >>> (i + 4)) & 1) << (8 * i);
+/**
+ * Byte-to-lanes tables: `SPREAD_LOW[b]` puts bits 0..3 of b into the four bytes of an int32,
+ * `SPREAD_HIGH[b]` bits 4..7. Built by a pure call so a bundle without the server kernel drops them.
+ */
+const [SPREAD_LOW, SPREAD_HIGH] = /* @__PURE__ */ spreadTables();
+
+function spreadTables(): [Int32Array, Int32Array] {
+  const low = new Int32Array(256);
+  const high = new Int32Array(256);
+  for (let b = 0; b < 256; b++) {
+    for (let i = 0; i < 4; i++) {
+      low[b]! |= ((b >>> i) & 1) << (8 * i);
+      high[b]! |= ((b >>> (i + 4)) & 1) << (8 * i);
+    }
   }
+  return [low, high];
 }
 /** Reports folded into the byte lanes before they are flushed (a lane holds at most 255). */
 const LANE_CAPACITY = 255;

@@ -41,37 +41,30 @@ export function rippleCells(
     degree += cardinalities[j]! - 1;
   }
   const bound = -threshold * Math.abs(total);
+  // Add `share` to every neighbour of cell u.
+  const spread = cardinalities.every((c) => c === 2)
+    ? (u: number, share: number) => {
+        // Binary tables: the neighbour along attribute j is u XOR stride_j.
+        for (let j = 0; j < k; j++) cells[u ^ strides[j]!] += share;
+      }
+    : (u: number, share: number) => {
+        for (let j = 0; j < k; j++) {
+          const s = strides[j];
+          const c = cardinalities[j]!;
+          const v = Math.floor(u / s) % c;
+          const base = u - v * s;
+          for (let w = 0; w < c; w++) if (w !== v) cells[base + w * s] += share;
+        }
+      };
   let steps = 0;
   let moved = true;
-  if (cardinalities.every((c) => c === 2)) {
-    // Binary tables: the neighbour along attribute j is u XOR stride_j.
-    while (moved && steps < maxSteps && degree > 0) {
-      moved = false;
-      for (let u = 0; u < n && steps < maxSteps; u++) {
-        const x = cells[u];
-        if (x >= bound) continue;
-        cells[u] = 0;
-        const share = x / degree;
-        for (let j = 0; j < k; j++) cells[u ^ strides[j]!] += share;
-        steps++;
-        moved = true;
-      }
-    }
-  }
   while (moved && steps < maxSteps && degree > 0) {
     moved = false;
     for (let u = 0; u < n && steps < maxSteps; u++) {
       const x = cells[u];
       if (x >= bound) continue;
       cells[u] = 0;
-      const share = x / degree;
-      for (let j = 0; j < k; j++) {
-        const s = strides[j];
-        const c = cardinalities[j]!;
-        const v = Math.floor(u / s) % c;
-        const base = u - v * s;
-        for (let w = 0; w < c; w++) if (w !== v) cells[base + w * s] += share;
-      }
+      spread(u, x / degree);
       steps++;
       moved = true;
     }

@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseOptions, UsageError } from "../cli-kit.js";
+import { parseOptions, runCommandLine, UsageError } from "../cli-kit.js";
 import { auditCommand } from "./audit.js";
 
 const logs: string[] = [];
-const run = (argv: string[]) =>
-  auditCommand.run(
-    parseOptions(auditCommand, argv).options,
-    { json: true, log: (m) => logs.push(m) },
-    [],
-  ) as Record<string, unknown>;
+const run = (argv: string[]) => runCommandLine(auditCommand, argv, { json: true, log: (m) => logs.push(m) });
 
 describe("calm-ldp audit", () => {
   it("prints exactly the documented fields; a correct oracle's bound stays below eps", () => {

@@ -1,26 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningCollector, startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseOptions } from "../cli-kit.js";
-import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
+import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
-const TOKEN = "cli-test-admin-token-0123456789";
-const logs: string[] = [];
-const context = { json: true, log: (message: string) => logs.push(message) };
-const run = async (argv: string[]) => {
-  const parsed = parseOptions(collectorCommand, argv);
-  return (await collectorCommand.run(parsed.options, context, parsed.positionals)) as Record<string, unknown>;
-};
+const TOKEN = TEST_ADMIN_TOKEN;
 
 describe("calm-ldp collector campaign / simulate --campaign / query --campaign", () => {
-  const dir = mkdtempSync(join(tmpdir(), "calm-campaign-cli-"));
-  const saved = process.env[ADMIN_TOKEN_VARIABLE];
+  const { dir, run } = collectorCommandTests("calm-campaign-cli-");
   let collector: RunningCollector | undefined;
   beforeAll(async () => {
-    process.env[ADMIN_TOKEN_VARIABLE] = TOKEN;
     collector = await startCollector({
       storage: await openDuckDbStorage(join(dir, "campaign.duckdb")),
       adminToken: TOKEN,
@@ -28,9 +17,6 @@ describe("calm-ldp collector campaign / simulate --campaign / query --campaign",
   });
   afterAll(async () => {
     await collector?.close();
-    if (saved === undefined) delete process.env[ADMIN_TOKEN_VARIABLE];
-    else process.env[ADMIN_TOKEN_VARIABLE] = saved;
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("creates a campaign, drives 5 rounds with 10% of users changing, and reads the time series of a marginal", async () => {

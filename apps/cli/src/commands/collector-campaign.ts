@@ -40,12 +40,17 @@ type AdminCall = (
   body?: unknown,
 ) => Promise<Record<string, unknown>>;
 
+/** What a campaign subcommand works with: its options, the admin token and the admin request. */
+export interface CampaignCall {
+  options: CampaignOptions;
+  token: string;
+  adminCall: AdminCall;
+}
+
 /** `collector campaign`: create a campaign for the data's schema (its first round opens). */
 export async function createCampaign(
-  options: CampaignOptions,
+  { options, token, adminCall }: CampaignCall,
   records: RecordStore,
-  token: string,
-  adminCall: AdminCall,
   context: CommandContext,
 ): Promise<unknown> {
   const created = await adminCall(options.url, "/v1/campaigns", token, {
@@ -141,10 +146,8 @@ function recordOf(records: RecordStore, row: number): number[] {
  * acknowledged and refused and the users who changed, and the devices' ledgers.
  */
 export async function simulateCampaign(
-  options: CampaignOptions,
+  { options, token, adminCall }: CampaignCall,
   records: RecordStore,
-  token: string,
-  adminCall: AdminCall,
   context: CommandContext,
 ): Promise<unknown> {
   const campaign = options.campaign!;
@@ -227,11 +230,7 @@ export async function simulateCampaign(
 }
 
 /** `collector query --campaign <id> --attrs a,b [--from --to]`: the marginal in every round. */
-export async function queryCampaign(
-  options: CampaignOptions,
-  token: string,
-  adminCall: AdminCall,
-): Promise<unknown> {
+export async function queryCampaign({ options, token, adminCall }: CampaignCall): Promise<unknown> {
   const params = new URLSearchParams({ attrs: options.attrs! });
   if (options.from !== undefined) params.set("from", options.from);
   if (options.to !== undefined) params.set("to", options.to);

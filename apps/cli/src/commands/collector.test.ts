@@ -1,34 +1,18 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseOptions, UsageError } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
+import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
-const TOKEN = "cli-test-admin-token-0123456789";
+const TOKEN = TEST_ADMIN_TOKEN;
 const root = fileURLToPath(new URL("../../../..", import.meta.url));
-const logs: string[] = [];
-const context = { json: true, log: (message: string) => logs.push(message) };
-const run = async (argv: string[]) => {
-  const parsed = parseOptions(collectorCommand, argv);
-  return (await collectorCommand.run(parsed.options, context, parsed.positionals)) as Record<string, unknown>;
-};
 
 describe("calm-ldp collector", () => {
-  const dir = mkdtempSync(join(tmpdir(), "calm-collector-cli-"));
-  const saved = process.env[ADMIN_TOKEN_VARIABLE];
-  beforeAll(() => {
-    process.env[ADMIN_TOKEN_VARIABLE] = TOKEN;
-  });
-  afterAll(() => {
-    if (saved === undefined) delete process.env[ADMIN_TOKEN_VARIABLE];
-    else process.env[ADMIN_TOKEN_VARIABLE] = saved;
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { dir, logs, run } = collectorCommandTests("calm-collector-cli-");
 
   it("refuses bad usage with a one-line error naming the problem", async () => {
     await expect(run([])).rejects.toThrow(

@@ -15,6 +15,7 @@ import { seededRng } from "@calm-ldp/random";
 import { type Command, type CommandContext, UsageError } from "../cli-kit.js";
 import { loadPopulation } from "../harness/load.js";
 import {
+  type CampaignCall,
   type CampaignOptions,
   createCampaign,
   queryCampaign,
@@ -26,7 +27,8 @@ export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
 const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
-interface CollectorOptions {
+/** The collector command's options: the campaign subcommands' (`CampaignOptions`) and the rest. */
+interface CollectorOptions extends Omit<CampaignOptions, "url"> {
   db?: string;
   postgres?: string;
   clickhouse?: string;
@@ -39,27 +41,9 @@ interface CollectorOptions {
   "trust-proxy"?: string;
   url?: string;
   round?: string;
-  attrs?: string;
-  interval?: number;
   data: string;
-  n: number;
   d: number;
-  k: number;
-  eps: number;
-  theta?: number;
-  concurrency: number;
-  batch: number;
-  seed: number;
-  "perturb-seed"?: number;
   "retry-for": number;
-  campaign?: string;
-  rounds: number;
-  "change-rate": number;
-  "round-every"?: string;
-  "instant-eps"?: number;
-  "max-eps"?: number;
-  from?: string;
-  to?: string;
 }
 
 /** Which options each subcommand reads (anything else given is a usage error). */
@@ -141,6 +125,11 @@ async function adminCall(
       `collector answered HTTP ${response.status} ${String(answer.reason)}: ${String(answer.message)}`,
     );
   return answer;
+}
+
+/** A campaign subcommand's call: the options with the collector's URL, the admin token, the admin request. */
+function campaignCall(subcommand: string, options: CollectorOptions, url: string): CampaignCall {
+  return { options: { ...options, url }, token: adminToken(subcommand), adminCall };
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -253,13 +242,7 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     throw new UsageError("collector simulate: --rounds and --change-rate need --campaign");
   const records = await loadRecords(options);
   if (options.campaign !== undefined)
-    return simulateCampaign(
-      { ...options, url } as CampaignOptions,
-      records,
-      adminToken("simulate"),
-      adminCall,
-      context,
-    );
+    return simulateCampaign(campaignCall("simulate", options, url), records, context);
   let round = options.round;
   let plan: CalmPlan;
   if (round === undefined) {
@@ -357,7 +340,7 @@ async function query(options: CollectorOptions): Promise<unknown> {
   if (options.campaign !== undefined) {
     if (options.round !== undefined)
       throw new UsageError("collector query: give --campaign or --round, not both");
-    return queryCampaign({ ...options, url } as CampaignOptions, adminToken("query"), adminCall);
+    return queryCampaign(campaignCall("query", options, url));
   }
   if (options.from !== undefined || options.to !== undefined)
     throw new UsageError("collector query: --from and --to need --campaign");
@@ -554,13 +537,7 @@ export const collectorCommand: Command = {
     if (subcommand === "close") return close(options);
     if (subcommand === "campaign") {
       const url = required("campaign", "url", options.url);
-      return createCampaign(
-        { ...options, url } as CampaignOptions,
-        await loadRecords(options),
-        adminToken("campaign"),
-        adminCall,
-        context,
-      );
+      return createCampaign(campaignCall("campaign", options, url), await loadRecords(options), context);
     }
     return query(options);
   },

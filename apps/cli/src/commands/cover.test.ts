@@ -1,14 +1,9 @@
 import { verify } from "@calm-ldp/covering-design";
 import { describe, expect, it } from "vitest";
-import { parseOptions, UsageError } from "../cli-kit.js";
+import { parseOptions, runCommandLine, UsageError } from "../cli-kit.js";
 import { type CoverResult, coverCommand } from "./cover.js";
 
-const run = (argv: string[]) =>
-  coverCommand.run(
-    parseOptions(coverCommand, argv).options,
-    { json: true, log: () => {} },
-    [],
-  ) as CoverResult;
+const run = (argv: string[]) => runCommandLine<CoverResult>(coverCommand, argv);
 
 describe("calm-ldp cover", () => {
   it("prints v, k, t, blocks, lowerBound and verified: CALM's d = 8 example has 14 views of 4", () => {

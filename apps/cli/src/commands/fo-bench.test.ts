@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseOptions } from "../cli-kit.js";
+import { parseOptions, runCommandLine } from "../cli-kit.js";
 import { foBenchCommand } from "./fo-bench.js";
 
 // The per-user path always runs on cryptoRng (that is what fo-bench times), so these
 // runs cannot be seeded; every tolerance is 6 sd or more (false alarm < 1e-7 per run).
-const run = (argv: string[]) =>
-  foBenchCommand.run(parseOptions(foBenchCommand, argv).options, { json: true, log: () => {} }, []) as Record<
-    string,
-    unknown
-  >;
+const run = (argv: string[]) => runCommandLine(foBenchCommand, argv);
 
 describe("calm-ldp fo-bench", () => {
   it("prints exactly the documented fields with errors consistent with the oracle's variance", () => {

@@ -2,15 +2,10 @@ import { projectTable } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { randomPairViews } from "@calm-ldp/reconstruction";
 import { describe, expect, it } from "vitest";
-import { parseOptions } from "../cli-kit.js";
+import { runCommandLine } from "../cli-kit.js";
 import { maxentBenchCommand } from "./maxent-bench.js";
 
-const run = (argv: string[]) =>
-  maxentBenchCommand.run(
-    parseOptions(maxentBenchCommand, argv).options,
-    { json: true, log: () => {} },
-    [],
-  ) as Record<string, unknown>;
+const run = (argv: string[]) => runCommandLine(maxentBenchCommand, argv);
 
 describe("calm-ldp maxent-bench", () => {
   it("prints the three medians and the worst residual (timings are reported, never asserted)", () => {

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseOptions } from "../cli-kit.js";
+import { runCommandLine } from "../cli-kit.js";
 import { planCommand } from "./plan.js";
 
-const run = (argv: string[]) =>
-  planCommand.run(parseOptions(planCommand, argv).options, { json: true, log: () => {} }, []) as Record<
-    string,
-    unknown
-  >;
+const run = (argv: string[]) => runCommandLine(planCommand, argv);
 
 describe("calm-ldp plan", () => {
   it("reproduces ../../../../docs/algorithms.md#choosing-the-view-size-and-the-number-of-views: n = 2^16, d = 8, k = 3, eps = 2 gives l = 4, m = 14", () => {

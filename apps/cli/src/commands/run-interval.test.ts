@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseOptions } from "../cli-kit.js";
+import { parseOptions, runCommandLine } from "../cli-kit.js";
 import { summaryTable } from "../harness/table.js";
 import { runCommand } from "./run.js";
 
 const context = { json: true, log: () => {} };
 const run = async (argv: string[]) =>
-  runCommand.run(parseOptions(runCommand, argv).options, context, []) as Promise<Record<string, unknown>>;
+  runCommandLine<Promise<Record<string, unknown>>>(runCommand, argv, context);
 
 describe("calm-ldp run --interval", () => {
   it("adds per-method coverage and mean width (methods with intervals only) and keeps the other fields", async () => {

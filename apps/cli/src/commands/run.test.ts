@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseOptions } from "../cli-kit.js";
+import { parseOptions, runCommandLine } from "../cli-kit.js";
 import { parseQueries, runCommand } from "./run.js";
 
 const context = { json: true, log: () => {} };
 const run = async (argv: string[]) =>
-  runCommand.run(parseOptions(runCommand, argv).options, context, []) as Promise<Record<string, unknown>>;
+  runCommandLine<Promise<Record<string, unknown>>>(runCommand, argv, context);
 
 describe("calm-ldp run", () => {
   it("prints the contract's JSON fields and writes JSON, CSV and SVG", async () => {

@@ -1,15 +1,14 @@
+import { groupCategories, summarizeRows } from "@calm-ldp/analyses";
+import { capCategories, type LoadedDataset } from "@calm-ldp/datasets";
+import { loadDataset } from "@calm-ldp/datasets/node";
+import { facetedLinesSpec, type VegaLiteSpec } from "@calm-ldp/experiments";
 import {
   type ClassificationRow,
-  groupCategories,
   type IndependenceRow,
   runChowLiu,
   runClassification,
   runIndependenceTests,
-  summarizeRows,
-} from "@calm-ldp/analyses";
-import { capCategories, type LoadedDataset } from "@calm-ldp/datasets";
-import { loadDataset } from "@calm-ldp/datasets/node";
-import { facetedLinesSpec, type VegaLiteSpec } from "@calm-ldp/experiments";
+} from "@calm-ldp/experiments/analyses";
 import type { CustomFigureContext, CustomFigureDefinition } from "./custom-figure.js";
 
 const EPS_CALM = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0];

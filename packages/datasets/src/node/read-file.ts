@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { DatasetFileError } from "../errors.js";
@@ -6,19 +6,20 @@ import { createLineSplitter, type LineHandler } from "../line-splitter.js";
 
 const CHUNK_BYTES = 1 << 20;
 
+/** `stat(path)`; a path that cannot be read is a `DatasetFileError` naming the system's error code. @internal */
+export async function statDatasetPath(where: string, path: string): Promise<Stats> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new DatasetFileError(where, path, `cannot read (${reason})`);
+  }
+}
+
 /** Throws `DatasetFileError` unless `path` is an existing regular file. @internal */
 export async function checkFile(where: string, path: string): Promise<void> {
-  let isFile = false;
-  try {
-    isFile = (await stat(path)).isFile();
-  } catch (error) {
-    throw new DatasetFileError(
-      where,
-      path,
-      `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
-  if (!isFile) throw new DatasetFileError(where, path, "not a regular file");
+  if (!(await statDatasetPath(where, path)).isFile())
+    throw new DatasetFileError(where, path, "not a regular file");
 }
 
 async function isGzip(path: string): Promise<boolean> {

@@ -1,6 +1,7 @@
-import { readdir, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { DatasetFileError } from "../errors.js";
+import { statDatasetPath } from "./read-file.js";
 
 /**
  * A dataset path that may be a folder: a file is returned as is; for a folder, the entries among
@@ -13,17 +14,7 @@ export async function resolveDatasetFiles(
   candidates: readonly (string | RegExp)[],
   all = false,
 ): Promise<string[]> {
-  let isDirectory: boolean;
-  try {
-    isDirectory = (await stat(path)).isDirectory();
-  } catch (error) {
-    throw new DatasetFileError(
-      where,
-      path,
-      `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
-  if (!isDirectory) return [path];
+  if (!(await statDatasetPath(where, path)).isDirectory()) return [path];
   const entries = (await readdir(path)).sort();
   const found: string[] = [];
   for (const candidate of candidates) {

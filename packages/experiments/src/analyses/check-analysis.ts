@@ -1,7 +1,7 @@
 import type { LoadedDataset } from "@calm-ldp/datasets";
-import { fail } from "./errors.js";
+import { fail } from "@calm-ldp/errors";
 
-/** The fields every analysis experiment shares. */
+/** The fields every analysis runner shares. */
 interface CommonConfig {
   readonly n: number | readonly number[];
   readonly eps: readonly number[];
@@ -10,8 +10,8 @@ interface CommonConfig {
   readonly seed: number;
 }
 
-/** @internal Check the settings every experiment runner shares. O(settings). */
-export function checkExperiment(where: string, config: CommonConfig, population: LoadedDataset): void {
+/** @internal Check the settings every analysis runner shares. O(settings). */
+export function checkAnalysis(where: string, config: CommonConfig, population: LoadedDataset): void {
   if (!population?.store || !population.schema)
     fail(where, "population must be a loaded dataset", population);
   if (population.store.size < 2)

@@ -1,13 +1,9 @@
+import { chowLiuTree, mutualInformation, treeWeight } from "@calm-ldp/analyses";
 import type { LoadedDataset } from "@calm-ldp/datasets";
-import { sampleUsers } from "@calm-ldp/datasets";
 import { allQueries, contingencyTable } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { AnalysisProgress, ChowLiuConfig, ChowLiuRow } from "./api.js";
-import { checkExperiment } from "./check-experiment.js";
-import { chowLiuTree, treeWeight } from "./chow-liu.js";
-import { mutualInformation } from "./mutual-information.js";
-import { releaseMarginals } from "./release.js";
-import { epsStream, methodStream } from "./seed-paths.js";
+import { checkAnalysis } from "./check-analysis.js";
+import { methodReleases, releaseMessage, repetitionUsers, secondsSince } from "./release-marginals.js";
 
 /**
  * The Chow-Liu experiment of Cormode et al. §6.2 (Figure 8). Per repetition, n
@@ -25,7 +21,7 @@ export function runChowLiu(
   config: ChowLiuConfig,
   options: AnalysisProgress = {},
 ): ChowLiuRow[] {
-  checkExperiment("runChowLiu", config, population);
+  checkAnalysis("runChowLiu", config, population);
   const d = population.schema.attributes.length;
   const pairs = allQueries(d, 2);
   const index = (i: number, j: number) => i * d + j;
@@ -33,11 +29,7 @@ export function runChowLiu(
   let done = 0;
   const out: ChowLiuRow[] = [];
   for (let rep = 0; rep < config.reps; rep++) {
-    const sample = sampleUsers(
-      population,
-      config.n,
-      seededRng(deriveSeed(repetitionSeed(config.seed, rep), 1)),
-    );
+    const sample = repetitionUsers(population, config.n, config.seed, rep);
     const trueMi = new Float64Array(d * d);
     for (const [i, j] of pairs as [number, number][])
       trueMi[index(i, j)] = mutualInformation(contingencyTable(sample.store, [i, j]));
@@ -55,47 +47,32 @@ export function runChowLiu(
         sharedEdges: d - 1,
         seconds: 0,
       });
-    for (const eps of config.eps) {
-      for (const method of config.methods) {
-        const start = performance.now();
-        const release = releaseMarginals(
-          method,
-          sample.store,
-          eps,
-          2,
-          pairs,
-          seededRng(deriveSeed(repetitionSeed(config.seed, rep), 2, epsStream(eps), methodStream(method))),
-          config.methodOptions?.[method],
-        );
-        const base = { method, n: config.n, eps, rep, optimum: best.weight };
-        if ("error" in release) {
-          out.push({
-            ...base,
-            mutualInformation: Number.NaN,
-            sharedEdges: 0,
-            seconds: 0,
-            error: release.error,
-          });
-        } else {
-          const privateMi = new Float64Array(d * d);
-          release.tables.forEach((table, p) => {
-            const [i, j] = pairs[p] as [number, number];
-            privateMi[index(i, j)] = mutualInformation(table);
-          });
-          const tree = chowLiuTree(d, (i, j) => privateMi[index(i, j)]!);
-          out.push({
-            ...base,
-            mutualInformation: treeWeight(tree, truth),
-            sharedEdges: tree.edges.filter(([i, j]) => bestEdges.has(index(i, j))).length,
-            seconds: (performance.now() - start) / 1000,
-          });
-        }
-        options.onProgress?.(
-          ++done,
-          total,
-          `rep ${rep} eps=${eps} ${method}${"error" in release ? ` cannot run (${release.error})` : ""}`,
-        );
+    for (const run of methodReleases(config, rep, [2], sample.store, 2, pairs)) {
+      const { eps, method, release } = run;
+      const base = { method, n: config.n, eps, rep, optimum: best.weight };
+      if ("error" in release) {
+        out.push({
+          ...base,
+          mutualInformation: Number.NaN,
+          sharedEdges: 0,
+          seconds: 0,
+          error: release.error,
+        });
+      } else {
+        const privateMi = new Float64Array(d * d);
+        release.tables.forEach((table, p) => {
+          const [i, j] = pairs[p] as [number, number];
+          privateMi[index(i, j)] = mutualInformation(table);
+        });
+        const tree = chowLiuTree(d, (i, j) => privateMi[index(i, j)]!);
+        out.push({
+          ...base,
+          mutualInformation: treeWeight(tree, truth),
+          sharedEdges: tree.edges.filter(([i, j]) => bestEdges.has(index(i, j))).length,
+          seconds: secondsSince(run.start),
+        });
       }
+      options.onProgress?.(++done, total, releaseMessage(rep, run));
     }
   }
   return out;

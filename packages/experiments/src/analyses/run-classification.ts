@@ -1,13 +1,12 @@
-import type { LoadedDataset } from "@calm-ldp/datasets";
-import { sampleUsers } from "@calm-ldp/datasets";
+import { classifyFromMarginal, majorityLabel, misclassificationRate } from "@calm-ldp/analyses";
+import { type LoadedDataset, sampleUsers } from "@calm-ldp/datasets";
+import { fail } from "@calm-ldp/errors";
 import { contingencyTable, selectRecords } from "@calm-ldp/marginal-algebra";
 import { deriveSeed, repetitionSeed, sampleWithoutReplacement, seededRng } from "@calm-ldp/random";
+import { epsStream, methodStream } from "../seed-paths.js";
 import type { AnalysisProgress, ClassificationConfig, ClassificationRow } from "./api.js";
-import { checkExperiment } from "./check-experiment.js";
-import { classifyFromMarginal, majorityLabel, misclassificationRate } from "./classify.js";
-import { fail } from "./errors.js";
-import { releaseMarginals } from "./release.js";
-import { epsStream, methodStream } from "./seed-paths.js";
+import { checkAnalysis } from "./check-analysis.js";
+import { methodReleases, secondsSince } from "./release-marginals.js";
 
 /** Stream indices under `deriveSeed(repetitionSeed(config.seed, rep), ...)`. */
 const SPLIT = 1;
@@ -42,7 +41,7 @@ export async function runClassification(
   options: AnalysisProgress = {},
 ): Promise<ClassificationRow[]> {
   const where = "runClassification";
-  checkExperiment(where, config, population);
+  checkAnalysis(where, config, population);
   const d = population.schema.attributes.length;
   const attributes = [...config.features, config.label].sort((x, y) => x - y);
   attributes.forEach((a, i) => {
@@ -117,46 +116,27 @@ export async function runClassification(
         });
       }
       progress(`rep ${rep} n=${n}: NoNoise ${nonoiseError.toFixed(4)}, Majority ${majorityError.toFixed(4)}`);
-      for (const eps of config.eps) {
-        for (const method of config.methods) {
-          start = performance.now();
-          const release = releaseMarginals(
-            method,
-            sample.store,
-            eps,
-            k,
-            [attributes],
+      for (const run of methodReleases(config, rep, [METHOD, n], sample.store, k, [attributes])) {
+        const { eps, method, release } = run;
+        let row: ClassificationRow;
+        if ("error" in release) {
+          row = { method, eps, misclassification: Number.NaN, seconds: 0, error: release.error, ...base };
+        } else {
+          const classifier = await classifyFromMarginal(
+            release.tables[0]!,
+            config.label,
             seededRng(
-              deriveSeed(repetitionSeed(config.seed, rep), METHOD, n, epsStream(eps), methodStream(method)),
+              deriveSeed(repetitionSeed(config.seed, rep), TRAIN, n, epsStream(eps), methodStream(method)),
             ),
-            config.methodOptions?.[method],
+            config.classify,
           );
-          let row: ClassificationRow;
-          if ("error" in release) {
-            row = { method, eps, misclassification: Number.NaN, seconds: 0, error: release.error, ...base };
-          } else {
-            const classifier = await classifyFromMarginal(
-              release.tables[0]!,
-              config.label,
-              seededRng(
-                deriveSeed(repetitionSeed(config.seed, rep), TRAIN, n, epsStream(eps), methodStream(method)),
-              ),
-              config.classify,
-            );
-            const error = misclassificationRate(classifier.predictions, test, config.label);
-            row = {
-              method,
-              eps,
-              misclassification: error,
-              seconds: (performance.now() - start) / 1000,
-              ...base,
-            };
-          }
-          out.push(row);
-          progress(
-            `rep ${rep} n=${n} eps=${eps} ${method}: ${row.error ? `cannot run (${row.error})` : row.misclassification.toFixed(4)}`,
-          );
+          const error = misclassificationRate(classifier.predictions, test, config.label);
+          row = { method, eps, misclassification: error, seconds: secondsSince(run.start), ...base };
         }
+        out.push(row);
+        progress(
+          `rep ${rep} n=${n} eps=${eps} ${method}: ${row.error ? `cannot run (${row.error})` : row.misclassification.toFixed(4)}`,
+        );
       }
     }
   }

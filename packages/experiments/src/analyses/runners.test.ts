@@ -1,10 +1,9 @@
-import { generateBayesNet } from "@calm-ldp/datasets";
+import { generateBayesNet, parseBinaryMatrix } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { runChowLiu } from "./run-chow-liu.js";
 import { runClassification } from "./run-classification.js";
 import { runIndependenceTests } from "./run-independence.js";
-import { datasetOf } from "./test-support.js";
 
 describe("runClassification", () => {
   // 5 binary attributes; attribute 4 (the label) copies one of its two parents w.p. 0.8.
@@ -64,7 +63,7 @@ describe("runIndependenceTests", () => {
   const a0 = Array.from({ length: rows }, () => rng.nextUint32() & 1);
   const a1 = a0.map((v) => (rng.nextFloat() < 0.9 ? v : rng.nextUint32() & 1));
   const a2 = Array.from({ length: rows }, () => rng.nextUint32() & 1);
-  const population = datasetOf([a0, a1, a2], [2, 2, 2]);
+  const population = parseBinaryMatrix(a0.map((v, r) => `${v},${a1[r]},${a2[r]}`).join("\n"));
 
   it("compares the private decision with the non-private one", () => {
     const out = runIndependenceTests(population, {
