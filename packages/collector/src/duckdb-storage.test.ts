@@ -61,7 +61,7 @@ describe("DuckDB storage", () => {
     await storage.close();
     await expect(storage.storeReports(again, [report(6, 0, [0])])).rejects.toThrow(/closed/);
   });
-  it("opens a file whose reports table has the old (round, report id) key: copied without it, ids still de-duplicated", async () => {
+  it("opens a file of earlier versions (reports keyed on (round, report id), one support row per cell): key dropped, ids still de-duplicated, old support rows counted and compacted", async () => {
     const old = join(dir, "keyed.duckdb");
     let storage = await openDuckDbStorage(old);
     const round = await storage.createRound({
@@ -71,8 +71,9 @@ describe("DuckDB storage", () => {
       request: { schema: { attributes: [] }, eps: 1, k: 2, n: 1000 },
     });
     await storage.storeReports(round, [report(1, 0, [1]), report(2, 1, [0, 3]), report(3, 2, [2])]);
+    const supportBefore = await storage.supportCounts(round);
     await storage.close();
-    // Rewrite the table as earlier versions created it: with the primary key.
+    // Rewrite the tables as earlier versions wrote them: the primary key, one support row per cell.
     const keyCount = async (connection: Awaited<ReturnType<DuckDBInstance["connect"]>>) =>
       Number(
         (
@@ -86,6 +87,10 @@ describe("DuckDB storage", () => {
     await connection.run(`CREATE TABLE keyed (round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL,
       PRIMARY KEY (round_no, report_id))`);
     await connection.run("INSERT INTO keyed SELECT * FROM calm_reports");
+    await connection.run(
+      "INSERT INTO calm_support SELECT round_no, view, cell FROM calm_support_counts, range(count)",
+    );
+    await connection.run("DELETE FROM calm_support_counts");
     await connection.run("DROP TABLE calm_reports");
     await connection.run("ALTER TABLE keyed RENAME TO calm_reports");
     expect(await keyCount(connection)).toBe(1);
@@ -99,6 +104,14 @@ describe("DuckDB storage", () => {
       duplicates: 1,
     });
     expect((await storage.counts(again)).perView).toEqual([1, 1, 1, 1, 0, 0]);
+    // Old per-cell rows and new group counts add up; closing and dropping the ids keeps them.
+    const support = await storage.supportCounts(again);
+    expect(Array.from(support.support[1]!)).toEqual(Array.from(supportBefore.support[1]!));
+    expect(Array.from(support.support[3]!)).toEqual([0, 1, 0, 0]);
+    const closed = await storage.closeRound(again, new Date());
+    const later = new Date(Date.parse(closed.closedAt!) + 1);
+    expect(await storage.dropClosedIds(later, later)).toEqual([id(777)]);
+    expect(await storage.supportCounts(again)).toEqual(support);
     await storage.close();
     instance = await DuckDBInstance.create(old);
     connection = await instance.connect();
@@ -106,7 +119,11 @@ describe("DuckDB storage", () => {
     const rows = await connection.runAndReadAll(
       "SELECT count(*)::DOUBLE, count(DISTINCT report_id)::DOUBLE FROM calm_reports",
     );
-    expect(rows.getRows()[0]).toEqual([4, 4]);
+    expect(rows.getRows()[0]).toEqual([0, 0]); // dropped with the round's ids
+    const supportRows = await connection.runAndReadAll(
+      "SELECT (SELECT count(*) FROM calm_support) + (SELECT count(*) FROM calm_support_counts)",
+    );
+    expect(Number(supportRows.getRows()[0]![0])).toBe(0);
     connection.closeSync();
     instance.closeSync();
   });

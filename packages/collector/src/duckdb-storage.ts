@@ -9,7 +9,6 @@ import {
 import type {
   AcceptedReport,
   CollectorStorage,
-  RoundCounts,
   RoundState,
   StoredRound,
   StoreResult,
@@ -17,10 +16,13 @@ import type {
 } from "./api.js";
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
+import { REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Rows per DuckDB data chunk (its standard vector size). */
 const CHUNK_ROWS = 2048;
+/** Support counts of a group are keyed view * CELL_KEY + cell (views have far fewer cells: at most 4,096). */
+const CELL_KEY = 2 ** 21;
 /** Reports per group commit at most. */
 const MAX_GROUP_REPORTS = 50_000;
 
@@ -33,7 +35,11 @@ const SCHEMA = [
   // against its in-memory id set (see openDuckDbStorage); an index would cost ~7 us/report.
   `CREATE TABLE IF NOT EXISTS calm_reports (
      round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL)`,
+  // One row per supported cell of a report: written by earlier versions, still read and compacted.
   "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
+  // Support counts of one group commit: one row per (round, view, cell) its reports support.
+  `CREATE TABLE IF NOT EXISTS calm_support_counts (
+     round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
   // One row: the last time a health check after a failed write proved that commits work again.
@@ -45,14 +51,14 @@ const SCHEMA = [
      PRIMARY KEY (round_no, view, cell))`,
 ];
 
-/** Reports per view of a round: its stored rows plus the counts of rows dropped at closing. */
-const PER_VIEW_SQL = `SELECT view, sum(n)::DOUBLE FROM (
-    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
-    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
-  ) GROUP BY view`;
-/** Support counts per (view, cell) of a round: stored rows plus dropped rows' counts. */
+/** A round's support counts per (view, cell) while its rows are held: group counts plus older per-report rows. */
+const HELD_SUPPORT_SQL = `SELECT view, cell, sum(n) AS n FROM (
+    SELECT view, cell, count AS n FROM calm_support_counts WHERE round_no = $1
+    UNION ALL SELECT view, cell, 1 FROM calm_support WHERE round_no = $1
+  ) GROUP BY view, cell`;
+/** Support counts per (view, cell) of a round: held counts plus dropped rows' counts. */
 const SUPPORT_SQL = `SELECT view, cell, sum(n)::DOUBLE FROM (
-    SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
+    ${HELD_SUPPORT_SQL}
     UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
   ) GROUP BY view, cell`;
 /** Add a round's rows to its closed counts (`$1` the round). */
@@ -60,11 +66,11 @@ const COMPACT_SQL = [
   `INSERT INTO calm_closed_counts SELECT round_no, view, ${REPORTS_MARK}, count(*) FROM calm_reports
      WHERE round_no = $1 GROUP BY round_no, view
      ON CONFLICT DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
-  `INSERT INTO calm_closed_counts SELECT round_no, view, cell, count(*) FROM calm_support
-     WHERE round_no = $1 GROUP BY round_no, view, cell
+  `INSERT INTO calm_closed_counts SELECT $1, view, cell, n FROM (${HELD_SUPPORT_SQL})
      ON CONFLICT DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
   "DELETE FROM calm_reports WHERE round_no = $1",
   "DELETE FROM calm_support WHERE round_no = $1",
+  "DELETE FROM calm_support_counts WHERE round_no = $1",
 ];
 
 type WriteJob =
@@ -95,9 +101,13 @@ export interface DuckDbStorageOptions {
  * it commits; that check is the whole of it, since this process is the file's
  * only writer: the reports table has no key (an index on (round, report id) cost
  * ~7 us of DuckDB CPU per report; files written with that key are copied into a
- * table without it at open, once). Rows reach the tables through the appender
- * inside the group's transaction (synchronous, ~3 us per report on the event loop;
- * a failed commit rolls them back). Reads run on a second connection (MVCC snapshot).
+ * table without it at open, once). A report's supported cells are not stored
+ * one row each: a group commit adds one `calm_support_counts` row per (round,
+ * view, cell) its reports support (at most the plan's cells per group; rows of
+ * the older `calm_support` table, one per cell, are still read). Rows reach the
+ * tables through the appender inside the group's transaction (synchronous, ~3 us
+ * per report on the event loop; a failed commit rolls them back). Reads run on a
+ * second connection (MVCC snapshot).
  * Counting is `GROUP BY view` / `GROUP BY view, cell` in SQL. Memory: about 100 bytes per
  * stored report id of the open rounds written since start (a closed round's ids leave memory).
  */
@@ -146,7 +156,7 @@ async function dropReportsKey(writer: DuckDBConnection): Promise<void> {
   }
 }
 
-class DuckDbStorage implements CollectorStorage {
+class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "duckdb";
   readonly #instance: DuckDBInstance;
   readonly #writer: DuckDBConnection;
@@ -167,6 +177,7 @@ class DuckDbStorage implements CollectorStorage {
     reader: DuckDBConnection,
     closedRounds: Set<number>,
   ) {
+    super();
     this.#closedRounds = closedRounds;
     this.#instance = instance;
     this.#writer = writer;
@@ -185,22 +196,6 @@ class DuckDbStorage implements CollectorStorage {
     return (await this.#submit({ kind: "round", round })) as StoredRound;
   }
 
-  async findRound(id: string): Promise<StoredRound | undefined> {
-    const rows = await this.#read(
-      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds WHERE round_id = $1::UUID",
-      [id],
-    );
-    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
-  }
-
-  async listRounds(): Promise<StoredRound[]> {
-    const rows = await this.#read(
-      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds ORDER BY round_no",
-      [],
-    );
-    return rows.map(roundFromRow);
-  }
-
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     if (this.#closedRounds.has(round.no)) throw new RoundClosedError(round.id);
     const result = await this.#submit({ kind: "reports", round, reports });
@@ -210,21 +205,6 @@ class DuckDbStorage implements CollectorStorage {
 
   async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
     return (await this.#submit({ kind: "close", round, at: at.toISOString() })) as RoundState;
-  }
-
-  async heldIds(round: StoredRound): Promise<number> {
-    const rows = await this.#read("SELECT count(*)::DOUBLE FROM calm_reports WHERE round_no = $1", [
-      round.no,
-    ]);
-    return Number(rows[0]![0]);
-  }
-
-  async roundState(round: StoredRound): Promise<RoundState> {
-    const rows = await this.#read(
-      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
-      [round.no],
-    );
-    return stateFromRow(rows[0]);
   }
 
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
@@ -237,15 +217,6 @@ class DuckDbStorage implements CollectorStorage {
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
     await this.#submit({ kind: "counter", round, name: `rejected:${reason}`, amount: reports });
-  }
-
-  async counts(round: StoredRound): Promise<RoundCounts> {
-    const perViewRows = await this.#read(PER_VIEW_SQL, [round.no]);
-    const counterRows = await this.#read(
-      "SELECT name, value::DOUBLE FROM calm_counters WHERE round_no = $1",
-      [round.no],
-    );
-    return countsFromRows(round, perViewRows, counterRows);
   }
 
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
@@ -268,7 +239,7 @@ class DuckDbStorage implements CollectorStorage {
    * `calm_health`), so a health check tells whether writes work again.
    */
   async ping(): Promise<void> {
-    await this.#read("SELECT 1", []);
+    await this.read("SELECT 1", []);
     if (this.#writeFailed) await this.#submit({ kind: "probe" });
   }
 
@@ -288,7 +259,7 @@ class DuckDbStorage implements CollectorStorage {
   }
 
   /** Reads share one connection, one at a time. */
-  #read(sql: string, values: (string | number)[]): Promise<unknown[][]> {
+  protected override read(sql: string, values: (string | number)[]): Promise<unknown[][]> {
     return this.#readWith(
       async (reader) => (await reader.runAndReadAll(sql, values)).getRows() as unknown[][],
     );
@@ -320,7 +291,8 @@ class DuckDbStorage implements CollectorStorage {
   async #commit(jobs: WriteJob[]): Promise<WriteResult[]> {
     const results: WriteResult[] = [];
     const reportRows: [number[], string[], number[]] = [[], [], []];
-    const supportRows: [number[], number[], number[]] = [[], [], []];
+    // Support counts of this group per round, keyed view * CELL_KEY + cell.
+    const supportCounts = new Map<number, Map<number, number>>();
     const fresh = new Map<number, Set<string>>(); // ids stored by this group, per round
     const closing = new Set<number>(); // rounds this group closes
     const compacted: number[] = []; // rounds whose ids this group drops
@@ -369,7 +341,7 @@ class DuckDbStorage implements CollectorStorage {
           results.push(stateFromRow(rows.getRows()[0]));
         } else if (job.kind === "drop") {
           // Rows staged by earlier jobs of this group must reach the tables before they are counted.
-          await this.#flushRows(reportRows, supportRows);
+          await this.#flushRows(reportRows, supportCounts);
           const due = await this.#writer.runAndReadAll(
             `SELECT s.round_no, r.round_id::VARCHAR FROM calm_round_state s JOIN calm_rounds r USING (round_no)
              WHERE s.closed_at <= $1 AND s.ids_dropped_at IS NULL ORDER BY s.round_no`,
@@ -399,10 +371,11 @@ class DuckDbStorage implements CollectorStorage {
             reportRows[0].push(no);
             reportRows[1].push(report.id);
             reportRows[2].push(report.view);
+            let counts = supportCounts.get(no);
+            if (!counts) supportCounts.set(no, (counts = new Map()));
             for (const cell of report.cells) {
-              supportRows[0].push(no);
-              supportRows[1].push(report.view);
-              supportRows[2].push(cell);
+              const key = report.view * CELL_KEY + cell;
+              counts.set(key, (counts.get(key) ?? 0) + 1);
             }
           }
           const duplicates = job.reports.length - count;
@@ -410,7 +383,7 @@ class DuckDbStorage implements CollectorStorage {
           results.push({ stored: count, duplicates });
         }
       }
-      await this.#flushRows(reportRows, supportRows);
+      await this.#flushRows(reportRows, supportCounts);
       for (const { round, name, amount } of counters.values()) {
         await this.#writer.run(
           `INSERT INTO calm_counters VALUES ($1, $2, $3) ON CONFLICT (round_no, name)
@@ -438,15 +411,28 @@ class DuckDbStorage implements CollectorStorage {
     return results;
   }
 
-  /** Append the rows collected so far to the tables (inside the open transaction); empties the columns. */
+  /**
+   * Append the rows collected so far to the tables (inside the open transaction):
+   * the reports, and one support-count row per (round, view, cell) the group
+   * supports (at most the plan's cells, whatever the group's size); empties both.
+   */
   async #flushRows(
     reportRows: [number[], string[], number[]],
-    supportRows: [number[], number[], number[]],
+    supportCounts: Map<number, Map<number, number>>,
   ): Promise<void> {
     if (reportRows[0].length === 0) return;
     await this.#append("calm_reports", [INTEGER, VARCHAR, INTEGER], reportRows);
-    await this.#append("calm_support", [INTEGER, INTEGER, INTEGER], supportRows);
-    for (const column of [...reportRows, ...supportRows]) column.length = 0;
+    const countRows: [number[], number[], number[], number[]] = [[], [], [], []];
+    for (const [no, counts] of supportCounts)
+      for (const [key, count] of counts) {
+        countRows[0].push(no);
+        countRows[1].push(Math.floor(key / CELL_KEY));
+        countRows[2].push(key % CELL_KEY);
+        countRows[3].push(count);
+      }
+    await this.#append("calm_support_counts", [INTEGER, INTEGER, INTEGER, INTEGER], countRows);
+    for (const column of reportRows) column.length = 0;
+    supportCounts.clear();
   }
 
   async #append(table: string, types: DuckDBType[], columns: unknown[][]): Promise<void> {

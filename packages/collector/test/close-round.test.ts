@@ -240,7 +240,7 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
 });
 
 /**
- * Report and support rows of a round in a DuckDB file, read by a second, read-only
+ * Report rows and supported cells (older per-cell rows plus group counts) of a round in a DuckDB file, read by a second, read-only
  * instance opened for the look (it replays the committed write-ahead log).
  */
 async function duckRows(file: string, no: number): Promise<{ reports: number; support: number }> {
@@ -253,7 +253,12 @@ async function duckRows(file: string, no: number): Promise<{ reports: number; su
           await connection.runAndReadAll(`SELECT count(*)::INTEGER FROM ${table} WHERE round_no = $1`, [no])
         ).getRows()[0]![0],
       );
-    return { reports: await count("calm_reports"), support: await count("calm_support") };
+    const support = await connection.runAndReadAll(
+      `SELECT (SELECT count(*) FROM calm_support WHERE round_no = $1)
+         + (SELECT coalesce(sum(count), 0) FROM calm_support_counts WHERE round_no = $1)`,
+      [no],
+    );
+    return { reports: await count("calm_reports"), support: Number(support.getRows()[0]![0]) };
   } finally {
     connection.closeSync();
     instance.closeSync();
