@@ -63,12 +63,16 @@ describe("calm-ldp CLI", () => {
     for (const line of err) expect(line.trim().split("\n")).toHaveLength(1);
   });
 
-  it("every command has --help", async () => {
+  it("every command has --help; each listed name loads the command of that name", async () => {
     const { out } = capture();
-    for (const command of commands) {
+    for (const entry of commands) {
+      expect((await entry.load()).name).toBe(entry.name);
       out.length = 0;
-      expect(await main([command.name, "--help"])).toBe(0);
-      expect(out.join("")).toContain(`calm-ldp ${command.name}`);
+      expect(await main([entry.name, "--help"])).toBe(0);
+      expect(out.join("")).toContain(`calm-ldp ${entry.name}`);
     }
+    out.length = 0;
+    expect(await main(["--help"])).toBe(0);
+    for (const entry of commands) expect(out.join("")).toContain(`  ${entry.name} `);
   });
 });

@@ -4,13 +4,15 @@ import { fileURLToPath } from "node:url";
 import { type Command, commandHelp, parseOptions, UsageError } from "./cli-kit.js";
 import { commands } from "./commands/index.js";
 
-function usage(): string {
+/** The command list with each command's summary (loads every command module; help only). */
+async function usage(): Promise<string> {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  const loaded = await Promise.all(commands.map((c) => c.load()));
   return [
     "calm-ldp <command> [options] [--json]",
     "",
     "Commands:",
-    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    ...loaded.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     "",
     "Run `calm-ldp <command> --help` for a command's options.",
   ].join("\n");
@@ -19,20 +21,21 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${usage()}\n`);
+    process.stdout.write(`${await usage()}\n`);
     return 0;
   }
   if (name === undefined) {
     // No arguments: the main job, the demo pipeline.
     return main(["demo"]);
   }
-  const command = commands.find((c) => c.name === name) as Command | undefined;
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(
       `calm-ldp: unknown command ${JSON.stringify(name)} (commands: ${commands.map((c) => c.name).join(", ")})\n`,
     );
     return 2;
   }
+  const command: Command = await entry.load();
   let parsed: ReturnType<typeof parseOptions>;
   try {
     parsed = parseOptions(command, rest);
