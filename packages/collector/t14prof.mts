@@ -1,0 +1,18 @@
+import { planCalm } from "@calm-ldp/calm-core";
+import { uniformSchema } from "@calm-ldp/marginal-algebra";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { openDuckDbStorage } from "./src/duckdb-storage.js";
+const path = "/tmp/prof14/p.duckdb"; rmSync(path, { force: true }); rmSync(path + ".wal", { force: true });
+const plan = planCalm({ schema: uniformSchema(8), n: 1_000_000, eps: 1, k: 8 }, { l: 4 });
+const s = await openDuckDbStorage(path);
+const round = await s.createRound({ id: randomUUID(), createdAt: "x", plan, request: { schema: { attributes: [] }, eps: 1, k: 8, n: 1 } });
+const N = 200_000, B = 100, C = 8;
+const batches: { id: string; view: number; cells: number[] }[][] = [];
+for (let i = 0; i < N; i += B) batches.push(Array.from({ length: B }, (_, j) => ({ id: randomUUID(), view: (i + j) % plan.m, cells: [j % 16, (j + 3) % 16, (j + 7) % 16, (j + 9) % 16] })));
+const cpu = process.cpuUsage(); const t = performance.now();
+let next = 0;
+await Promise.all(Array.from({ length: C * 2 }, async () => { while (next < batches.length) await s.storeReports(round, batches[next++]!); }));
+const u = process.cpuUsage(cpu);
+console.log(`${N} reports: ${((performance.now() - t) / 1000).toFixed(2)} s, cpu ${((u.user + u.system) / N).toFixed(2)} us/report`);
+await s.close();
