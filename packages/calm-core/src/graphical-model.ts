@@ -44,7 +44,7 @@ export interface GraphicalModel {
   query(theta: readonly Float64Array[], attributes: readonly number[], maxCells: number): Float64Array;
 }
 
-/** A non-negative function of `attributes` (ascending), cells row-major (first most significant). */
+/** The logarithm of a non-negative function of `attributes` (ascending), cells row-major (first most significant). */
 interface Factor {
   attributes: number[];
   values: Float64Array;
@@ -97,20 +97,27 @@ function union(a: readonly number[], b: readonly number[]): number[] {
 function product(factors: readonly Factor[], cardinalities: readonly number[]): Factor {
   let attributes: number[] = [];
   for (const f of factors) attributes = union(attributes, f.attributes);
-  const values = new Float64Array(cellsOf(attributes, cardinalities)).fill(1);
+  const values = new Float64Array(cellsOf(attributes, cardinalities));
   for (const f of factors) {
     const map = subIndex(attributes, f.attributes, cardinalities);
-    for (let i = 0; i < values.length; i++) values[i]! *= f.values[map[i]!]!;
+    for (let i = 0; i < values.length; i++) values[i]! += f.values[map[i]!]!;
   }
   return { attributes, values };
 }
 
-/** Sums `factor` over every attribute not in `keep` (ascending subset). O(factor cells). */
+/**
+ * Sums `factor` over every attribute not in `keep` (ascending subset), in the log
+ * domain (log-sum-exp, so no potential underflows). O(factor cells).
+ */
 function project(factor: Factor, keep: readonly number[], cardinalities: readonly number[]): Factor {
   const map = subIndex(factor.attributes, keep, cardinalities);
-  const values = new Float64Array(cellsOf(keep, cardinalities));
-  for (let i = 0; i < map.length; i++) values[map[i]!]! += factor.values[i]!;
-  return { attributes: [...keep], values };
+  const size = cellsOf(keep, cardinalities);
+  const max = new Float64Array(size).fill(Number.NEGATIVE_INFINITY);
+  for (let i = 0; i < map.length; i++)
+    if (factor.values[i]! > max[map[i]!]!) max[map[i]!] = factor.values[i]!;
+  const sums = new Float64Array(size);
+  for (let i = 0; i < map.length; i++) sums[map[i]!]! += Math.exp(factor.values[i]! - max[map[i]!]!);
+  return { attributes: [...keep], values: Float64Array.from(sums, (x, j) => max[j]! + Math.log(x)) };
 }
 
 /**
@@ -127,34 +134,14 @@ export function buildGraphicalModel(
 ): GraphicalModel {
   const d = cardinalities.length;
   const sortedViews = views.map((v) => [...v].sort((x, y) => x - y));
-  const adjacency = Array.from({ length: d }, () => new Set<number>());
-  for (const v of sortedViews) for (const a of v) for (const b of v) if (a !== b) adjacency[a]!.add(b);
-  const alive = new Set(Array.from({ length: d }, (_, i) => i));
-  const eliminated: number[] = [];
-  const separators: number[][] = [];
-  while (alive.size > 0) {
-    let best = -1;
-    let bestFill = Number.POSITIVE_INFINITY;
-    let bestCells = Number.POSITIVE_INFINITY;
-    for (const x of alive) {
-      const neighbours = [...adjacency[x]!].filter((y) => alive.has(y));
-      let fill = 0;
-      for (let i = 0; i < neighbours.length; i++)
-        for (let j = i + 1; j < neighbours.length; j++)
-          if (!adjacency[neighbours[i]!]!.has(neighbours[j]!)) fill++;
-      const cells = cellsOf(neighbours, cardinalities) * cardinalities[x]!;
-      if (fill < bestFill || (fill === bestFill && cells < bestCells)) {
-        best = x;
-        bestFill = fill;
-        bestCells = cells;
-      }
-    }
-    const neighbours = [...adjacency[best]!].filter((y) => alive.has(y)).sort((x, y) => x - y);
-    for (const a of neighbours) for (const b of neighbours) if (a !== b) adjacency[a]!.add(b);
-    eliminated.push(best);
-    separators.push(neighbours);
-    alive.delete(best);
+  // Greedy elimination by three rules (min-fill then min-cells, min-fill alone, min-cells);
+  // the order with the fewest junction-tree cells in all is kept.
+  let best: { eliminated: number[]; separators: number[][]; total: number } | undefined;
+  for (const rule of ["fill-cells", "fill", "cells"] as const) {
+    const order = eliminationOrder(sortedViews, cardinalities, rule);
+    if (!best || order.total < best.total) best = order;
   }
+  const { eliminated, separators } = best!;
   const position = new Array<number>(d);
   eliminated.forEach((x, i) => {
     position[x] = i;
@@ -251,12 +238,8 @@ export function buildGraphicalModel(
     maxQuery: number,
   ): Float64Array => {
     const keep = new Set(attributes);
-    let factors: Factor[] = sortedViews.map((v, i) => {
-      const t = theta[i]!;
-      let max = Number.NEGATIVE_INFINITY;
-      for (const x of t) if (x > max) max = x;
-      return { attributes: v, values: Float64Array.from(t, (x) => Math.exp(x - max)) };
-    });
+    // Variable elimination in the log domain (potentials far apart must not underflow).
+    let factors: Factor[] = sortedViews.map((v, i) => ({ attributes: v, values: theta[i]! }));
     const others = new Set<number>();
     for (const v of sortedViews) for (const a of v) if (!keep.has(a)) others.add(a);
     while (others.size > 0) {
@@ -283,7 +266,6 @@ export function buildGraphicalModel(
         joined.attributes.filter((a) => a !== best),
         cardinalities,
       );
-      scaleToOne(reduced.values);
       factors = [...factors.filter((f) => !f.attributes.includes(best)), reduced];
       others.delete(best);
     }
@@ -295,15 +277,65 @@ export function buildGraphicalModel(
       );
     const relevant = factors.filter((f) => f.attributes.length > 0);
     const joint = product(
-      [{ attributes: target, values: new Float64Array(targetCells).fill(1) }, ...relevant],
+      [{ attributes: target, values: new Float64Array(targetCells) }, ...relevant],
       cardinalities,
     );
-    const out = project(joint, target, cardinalities).values;
+    const log = project(joint, target, cardinalities).values;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const x of log) if (x > max) max = x;
+    const out = Float64Array.from(log, (x) => Math.exp(x - max));
     scaleToOne(out);
     return out;
   };
 
   return { cardinalities, views: sortedViews, cliques, largestClique, totalCells, marginals, query };
+}
+
+/**
+ * A greedy elimination order of the views' interaction graph: at every step the
+ * attribute with the fewest fill-in edges (ties: smallest clique), the fewest
+ * fill-in edges (ties: lowest index), or the smallest clique. Returns every
+ * eliminated attribute's separator (its neighbours not yet eliminated) and the
+ * total cells of the elimination cliques. O(d^3).
+ */
+function eliminationOrder(
+  views: readonly (readonly number[])[],
+  cardinalities: readonly number[],
+  rule: "fill-cells" | "fill" | "cells",
+): { eliminated: number[]; separators: number[][]; total: number } {
+  const d = cardinalities.length;
+  const adjacency = Array.from({ length: d }, () => new Set<number>());
+  for (const v of views) for (const a of v) for (const b of v) if (a !== b) adjacency[a]!.add(b);
+  const alive = new Set(Array.from({ length: d }, (_, i) => i));
+  const eliminated: number[] = [];
+  const separators: number[][] = [];
+  let total = 0;
+  while (alive.size > 0) {
+    let best = -1;
+    let bestKey: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    for (const x of alive) {
+      const neighbours = [...adjacency[x]!].filter((y) => alive.has(y));
+      let fill = 0;
+      if (rule !== "cells")
+        for (let i = 0; i < neighbours.length; i++)
+          for (let j = i + 1; j < neighbours.length; j++)
+            if (!adjacency[neighbours[i]!]!.has(neighbours[j]!)) fill++;
+      const cells = cellsOf(neighbours, cardinalities) * cardinalities[x]!;
+      const key: [number, number] =
+        rule === "cells" ? [cells, 0] : rule === "fill" ? [fill, 0] : [fill, cells];
+      if (key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] < bestKey[1])) {
+        best = x;
+        bestKey = key;
+      }
+    }
+    const neighbours = [...adjacency[best]!].filter((y) => alive.has(y)).sort((x, y) => x - y);
+    for (const a of neighbours) for (const b of neighbours) if (a !== b) adjacency[a]!.add(b);
+    total += cellsOf(neighbours, cardinalities) * cardinalities[best]!;
+    eliminated.push(best);
+    separators.push(neighbours);
+    alive.delete(best);
+  }
+  return { eliminated, separators, total };
 }
 
 function scaleToOne(values: Float64Array): void {

@@ -94,6 +94,23 @@ describe("graphical model (junction tree)", () => {
     }
   });
 
+  it("queries do not underflow when the views' potentials peak at different cells", () => {
+    // exp(theta_A + theta_B) = exp(-800) everywhere (0 in floating point): p is uniform.
+    const cards = [2, 2, 2];
+    const extreme = buildGraphicalModel(
+      cards,
+      [
+        [0, 1],
+        [1, 2],
+      ],
+      100,
+    );
+    const thetaA = Float64Array.from([-800, 0, -800, 0]); // -800 where x1 = 0
+    const thetaB = Float64Array.from([0, 0, -800, -800]); // -800 where x1 = 1
+    const answer = extreme.query([thetaA, thetaB], [0, 2], 100);
+    for (const x of answer) expect(x).toBeCloseTo(0.25, 12);
+  });
+
   it("refuses a junction tree above the cell limit, naming the size it needs", () => {
     expect(() => buildGraphicalModel(cardinalities, views, 10)).toThrow(CannotRunError);
     expect(() => buildGraphicalModel(cardinalities, views, 10)).toThrow(/clique of 18 cells/);

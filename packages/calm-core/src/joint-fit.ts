@@ -145,6 +145,11 @@ export function fitJoint(
     if (beta > 0) {
       base = theta.map((t, v) => Float64Array.from(t, (x, i) => x + beta * (x - previous[v]![i]!)));
       baseMu = model.marginals(base);
+      if (!normalised(baseMu)) {
+        momentum = 1;
+        previous = theta;
+        continue;
+      }
       ({ loss: baseLoss, gradient: baseGradient } = lossAndGradient(baseMu));
     }
     const next = base.map((t, v) => {
@@ -152,6 +157,12 @@ export function fitJoint(
       return Float64Array.from(t, (x, i) => x - step * g[i]!);
     });
     const nextMu = model.marginals(next);
+    if (!normalised(nextMu)) {
+      // The step drove the potentials past floating point (a clique underflowed): too long.
+      step /= 2;
+      if (step < firstStep * 1e-12) break;
+      continue;
+    }
     const nextFit = lossAndGradient(nextMu);
     let decrease = 0;
     let change = 0;
@@ -185,4 +196,14 @@ export function fitJoint(
     }
   }
   return { model, theta, marginals: mu, iterations, converged, loss };
+}
+
+/** True when every marginal is finite and sums to 1 (within 1e-9): no clique underflowed. */
+function normalised(marginals: readonly Float64Array[]): boolean {
+  for (const m of marginals) {
+    let total = 0;
+    for (const x of m) total += x;
+    if (!(Math.abs(total - 1) <= 1e-9)) return false;
+  }
+  return true;
 }

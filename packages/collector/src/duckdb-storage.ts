@@ -9,7 +9,6 @@ import {
 import type {
   AcceptedReport,
   CollectorStorage,
-  RoundCounts,
   RoundState,
   StoredRound,
   StoreResult,
@@ -17,7 +16,8 @@ import type {
 } from "./api.js";
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
+import { REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Rows per DuckDB data chunk (its standard vector size). */
 const CHUNK_ROWS = 2048;
@@ -51,11 +51,6 @@ const SCHEMA = [
      PRIMARY KEY (round_no, view, cell))`,
 ];
 
-/** Reports per view of a round: its stored rows plus the counts of rows dropped at closing. */
-const PER_VIEW_SQL = `SELECT view, sum(n)::DOUBLE FROM (
-    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
-    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
-  ) GROUP BY view`;
 /** A round's support counts per (view, cell) while its rows are held: group counts plus older per-report rows. */
 const HELD_SUPPORT_SQL = `SELECT view, cell, sum(n) AS n FROM (
     SELECT view, cell, count AS n FROM calm_support_counts WHERE round_no = $1
@@ -162,7 +157,7 @@ async function dropReportsKey(writer: DuckDBConnection): Promise<void> {
   }
 }
 
-class DuckDbStorage implements CollectorStorage {
+class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "duckdb";
   readonly #instance: DuckDBInstance;
   readonly #writer: DuckDBConnection;
@@ -183,6 +178,7 @@ class DuckDbStorage implements CollectorStorage {
     reader: DuckDBConnection,
     closedRounds: Set<number>,
   ) {
+    super();
     this.#closedRounds = closedRounds;
     this.#instance = instance;
     this.#writer = writer;
@@ -201,22 +197,6 @@ class DuckDbStorage implements CollectorStorage {
     return (await this.#submit({ kind: "round", round })) as StoredRound;
   }
 
-  async findRound(id: string): Promise<StoredRound | undefined> {
-    const rows = await this.#read(
-      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds WHERE round_id = $1::UUID",
-      [id],
-    );
-    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
-  }
-
-  async listRounds(): Promise<StoredRound[]> {
-    const rows = await this.#read(
-      "SELECT round_no, round_id::VARCHAR, created_at, plan, request FROM calm_rounds ORDER BY round_no",
-      [],
-    );
-    return rows.map(roundFromRow);
-  }
-
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     if (this.#closedRounds.has(round.no)) throw new RoundClosedError(round.id);
     const result = await this.#submit({ kind: "reports", round, reports });
@@ -226,21 +206,6 @@ class DuckDbStorage implements CollectorStorage {
 
   async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
     return (await this.#submit({ kind: "close", round, at: at.toISOString() })) as RoundState;
-  }
-
-  async heldIds(round: StoredRound): Promise<number> {
-    const rows = await this.#read("SELECT count(*)::DOUBLE FROM calm_reports WHERE round_no = $1", [
-      round.no,
-    ]);
-    return Number(rows[0]![0]);
-  }
-
-  async roundState(round: StoredRound): Promise<RoundState> {
-    const rows = await this.#read(
-      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
-      [round.no],
-    );
-    return stateFromRow(rows[0]);
   }
 
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
@@ -253,15 +218,6 @@ class DuckDbStorage implements CollectorStorage {
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
     await this.#submit({ kind: "counter", round, name: `rejected:${reason}`, amount: reports });
-  }
-
-  async counts(round: StoredRound): Promise<RoundCounts> {
-    const perViewRows = await this.#read(PER_VIEW_SQL, [round.no]);
-    const counterRows = await this.#read(
-      "SELECT name, value::DOUBLE FROM calm_counters WHERE round_no = $1",
-      [round.no],
-    );
-    return countsFromRows(round, perViewRows, counterRows);
   }
 
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
@@ -284,7 +240,7 @@ class DuckDbStorage implements CollectorStorage {
    * `calm_health`), so a health check tells whether writes work again.
    */
   async ping(): Promise<void> {
-    await this.#read("SELECT 1", []);
+    await this.read("SELECT 1", []);
     if (this.#writeFailed) await this.#submit({ kind: "probe" });
   }
 
@@ -304,7 +260,7 @@ class DuckDbStorage implements CollectorStorage {
   }
 
   /** Reads share one connection, one at a time. */
-  #read(sql: string, values: (string | number)[]): Promise<unknown[][]> {
+  protected override read(sql: string, values: (string | number)[]): Promise<unknown[][]> {
     return this.#readWith(
       async (reader) => (await reader.runAndReadAll(sql, values)).getRows() as unknown[][],
     );

@@ -2,7 +2,6 @@ import pg from "pg";
 import type {
   AcceptedReport,
   CollectorStorage,
-  RoundCounts,
   RoundState,
   StoredRound,
   StoreResult,
@@ -10,7 +9,8 @@ import type {
 } from "./api.js";
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
+import { REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
 const MIGRATION_LOCK = 0x63616c6d;
@@ -42,12 +42,7 @@ const SCHEMA = [
      PRIMARY KEY (round_no, view, cell))`,
 ];
 
-/** Reports per view of a round: its stored rows plus the counts of rows dropped at closing. */
-const PER_VIEW_SQL = `SELECT view, sum(n)::float8 FROM (
-    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
-    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
-  ) AS t GROUP BY view`;
-/** Support counts per (view, cell) of a round: stored rows plus dropped rows' counts. */
+/** Support counts per (view, cell) of a round (`$1`): stored rows plus dropped rows' counts. */
 const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
     SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
     UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
@@ -149,7 +144,7 @@ async function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Pr
 
 type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
 
-class PostgresStorage implements CollectorStorage {
+class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "postgres";
   readonly #pool: pg.Pool;
   readonly #queue: GroupCommit<StoreJob, StoreResult | RoundClosedError>;
@@ -158,6 +153,7 @@ class PostgresStorage implements CollectorStorage {
   #reindexDue = false;
 
   constructor(pool: pg.Pool) {
+    super();
     this.#pool = pool;
     this.#queue = new GroupCommit(
       (jobs) => this.#storeGroup(jobs),
@@ -184,22 +180,6 @@ class PostgresStorage implements CollectorStorage {
       });
       return roundFromRow(stored.rows[0]);
     });
-  }
-
-  async findRound(id: string): Promise<StoredRound | undefined> {
-    const rows = await this.#read(
-      "SELECT round_no, round_id::text, created_at, plan, request FROM calm_rounds WHERE round_id = $1",
-      [id],
-    );
-    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
-  }
-
-  async listRounds(): Promise<StoredRound[]> {
-    const rows = await this.#read(
-      "SELECT round_no, round_id::text, created_at, plan, request FROM calm_rounds ORDER BY round_no",
-      [],
-    );
-    return rows.map(roundFromRow);
   }
 
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
@@ -313,24 +293,9 @@ class PostgresStorage implements CollectorStorage {
     });
   }
 
-  async heldIds(round: StoredRound): Promise<number> {
-    const rows = await this.#read("SELECT count(*)::float8 FROM calm_reports WHERE round_no = $1", [
-      round.no,
-    ]);
-    return Number(rows[0]![0]);
-  }
-
-  async roundState(round: StoredRound): Promise<RoundState> {
-    const rows = await this.#read(
-      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
-      [round.no],
-    );
-    return stateFromRow(rows[0]);
-  }
-
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
     // Rounds closed long enough that still hold rows (a batch in flight at closing may add some later).
-    const due = await this.#read(
+    const due = await this.read(
       `SELECT s.round_no, r.round_id::text FROM calm_round_state s JOIN calm_rounds r USING (round_no)
        WHERE s.closed_at <= $1
          AND (s.ids_dropped_at IS NULL OR EXISTS (SELECT 1 FROM calm_reports c WHERE c.round_no = s.round_no))
@@ -407,15 +372,6 @@ class PostgresStorage implements CollectorStorage {
     }
   }
 
-  async counts(round: StoredRound): Promise<RoundCounts> {
-    const perViewRows = await this.#read(PER_VIEW_SQL, [round.no]);
-    const counterRows = await this.#read(
-      "SELECT name, value::float8 FROM calm_counters WHERE round_no = $1",
-      [round.no],
-    );
-    return countsFromRows(round, perViewRows, counterRows);
-  }
-
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
     // One snapshot for both aggregates, so reports and support rows agree under concurrent writes.
     const [reports, support] = await this.#snapshot(async (client) => [
@@ -426,7 +382,7 @@ class PostgresStorage implements CollectorStorage {
   }
 
   async ping(): Promise<void> {
-    await this.#read("SELECT 1", []);
+    await this.read("SELECT 1", []);
   }
 
   async close(): Promise<void> {
@@ -453,7 +409,7 @@ class PostgresStorage implements CollectorStorage {
     });
   }
 
-  async #read(sql: string, values: unknown[]): Promise<unknown[][]> {
+  protected override async read(sql: string, values: unknown[]): Promise<unknown[][]> {
     if (this.#closed) throw new StorageError("PostgreSQL storage: closed");
     try {
       return (await this.#pool.query({ text: sql, values, rowMode: "array" })).rows;

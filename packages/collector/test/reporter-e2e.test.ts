@@ -13,7 +13,8 @@ import { call, createRound, duckdbCollectors } from "./support.js";
 
 /**
  * The persistent reporter of @calm-ldp/client against a real collector (DuckDB,
- * loopback): bad input gives typed errors, and across an outage, a lost
+ * loopback): bad input (unknown round, record outside the schema, closed round,
+ * full or unreadable storage) gives typed errors, and across an outage, a lost
  * acknowledgement and a restart nothing is sent twice into the counts and
  * nothing is lost.
  */
@@ -123,5 +124,36 @@ describe("createReporter against a real collector: bad input, outages, nothing c
     expect(crowded.ledger()).toMatchObject({ rounds: 0, memoized: 0 });
     expect(await counted()).toBe(1);
     expect(await counted2()).toBe(2);
+
+    // A closed round: the collector refuses for good (409 round-closed); the report leaves the
+    // queue with its reason, nothing is counted, and the round cannot be reported again.
+    const closed = await call(`${url}/v1/rounds/${second.round}/close`, "POST", {});
+    expect(closed.status).toBe(200);
+    const late = await createReporter({
+      plan,
+      storage: memoryStorage(),
+      maxEps: 10,
+      send,
+      rng: seededRng(4),
+    });
+    const refusedLate = await late.report([0, 0, 1, 1, 0], { round: second.round });
+    expect(refusedLate.flush).toMatchObject({ sent: 0, pending: 0 });
+    expect(refusedLate.flush.refused).toMatchObject([{ status: 409, reason: "round-closed" }]);
+    expect(refusedLate.flush.refused[0]!.report.id).toBe(refusedLate.report.id);
+    expect((await late.report([0, 0, 1, 1, 0], { round: second.round }).catch((e) => e)).problem).toBe(
+      "round",
+    );
+    expect(await counted2()).toBe(2);
+
+    // A storage that cannot be read: ReporterError "storage" at start, nothing reset or sent.
+    const unreadable: ReporterStorage = {
+      read: async () => {
+        throw new DOMException("blocked", "InvalidStateError");
+      },
+      write: async () => undefined,
+    };
+    const blocked = await createReporter({ plan, storage: unreadable, maxEps: 10, send }).catch((e) => e);
+    expect(blocked).toBeInstanceOf(ReporterError);
+    expect(blocked.problem).toBe("storage");
   }, 60_000);
 });

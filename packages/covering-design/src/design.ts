@@ -254,13 +254,9 @@ function cheapDesign(v: number, k: number, t: number): Found {
   if (cached) return cached;
   const groupSize = groupConstructionSize(v, k, t);
   let best: Found = {
+    ...builtOnDemand(v, k, t, groupSize, () => groupConstruction(v, k, t)),
     size: groupConstructionDistinct(v, k, t) ? groupSize : Number.POSITIVE_INFINITY,
     construction: "group construction (unions of t of ceil(v / floor(k/t)) groups)",
-    optimal: false,
-    blocks: () => {
-      if (groupSize > MAX_BLOCKS) tooLarge(v, k, t, groupSize);
-      return normalise(groupConstruction(v, k, t));
-    },
   };
   for (const source of catalogSources(v, k, t)) {
     if (source.v > v + CHEAP_DELETIONS || keptCount(source, v, t) >= best.size) continue;
@@ -276,13 +272,8 @@ function cheapDesign(v: number, k: number, t: number): Found {
     const size = base.size + apex.size;
     if (size < best.size) {
       best = {
-        size,
+        ...builtOnDemand(v, k, t, size, () => addPoint(base.blocks(), apex.blocks(), v)),
         construction: addPointName(v, k, t),
-        optimal: false,
-        blocks: () => {
-          if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
-          return normalise(addPoint(base.blocks(), apex.blocks(), v));
-        },
       };
     }
   }
@@ -291,18 +282,35 @@ function cheapDesign(v: number, k: number, t: number): Found {
     const size = smaller.size;
     if (size < best.size) {
       best = {
-        size,
+        ...builtOnDemand(v, k, t, size, () => extendBlocks(smaller.blocks(), v)),
         construction: extendName(v, k, t),
-        optimal: false,
-        blocks: () => {
-          if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
-          return normalise(extendBlocks(smaller.blocks(), v));
-        },
       };
     }
   }
   cheapCache.set(key, best);
   return best;
+}
+
+/**
+ * A non-optimal design of `size` blocks whose blocks `build` makes only when asked
+ * (normalised; {@link DesignTooLargeError} above MAX_BLOCKS). O(1); the blocks cost
+ * what `build` costs.
+ */
+function builtOnDemand(
+  v: number,
+  k: number,
+  t: number,
+  size: number,
+  build: () => readonly (readonly number[])[],
+): Pick<Found, "size" | "optimal" | "blocks"> {
+  return {
+    size,
+    optimal: false,
+    blocks: () => {
+      if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
+      return normalise(build());
+    },
+  };
 }
 
 function addPointName(v: number, k: number, t: number): string {

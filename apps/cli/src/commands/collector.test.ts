@@ -13,6 +13,21 @@ const root = fileURLToPath(new URL("../../../..", import.meta.url));
 
 describe("calm-ldp collector", () => {
   const { dir, logs, run } = collectorCommandTests("calm-collector-cli-");
+  /** `collector simulate` of n users of 6 independent attributes into an existing round. */
+  const simulateInto = (url: string, round: string, n: number) =>
+    run([
+      "simulate",
+      "--url",
+      url,
+      "--round",
+      round,
+      "--n",
+      String(n),
+      "--d",
+      "6",
+      "--data",
+      "synthetic:iid?p=0.3",
+    ]);
 
   it("refuses bad usage with a one-line error naming the problem", async () => {
     await expect(run([])).rejects.toThrow(
@@ -250,19 +265,7 @@ describe("calm-ldp collector", () => {
       ).rejects.toThrow(/interval/);
 
       // A second simulate into the same round; a wrong token is refused.
-      const more = await run([
-        "simulate",
-        "--url",
-        url,
-        "--round",
-        round,
-        "--n",
-        "1000",
-        "--d",
-        "6",
-        "--data",
-        "synthetic:iid?p=0.3",
-      ]);
+      const more = await simulateInto(url, round, 1000);
       expect(more).toMatchObject({ round, acknowledged: 1000 });
       process.env[ADMIN_TOKEN_VARIABLE] = `${TOKEN}-wrong`;
       await expect(run(["status", "--url", url, "--round", round])).rejects.toThrow(/HTTP 403 wrong-token/);
@@ -275,19 +278,7 @@ describe("calm-ldp collector", () => {
       expect(Date.parse(closed.idsDropAfter as string) - Date.parse(closed.closedAt as string)).toBe(
         2 * 3_600_000,
       );
-      const late = await run([
-        "simulate",
-        "--url",
-        url,
-        "--round",
-        round,
-        "--n",
-        "20",
-        "--d",
-        "6",
-        "--data",
-        "synthetic:iid?p=0.3",
-      ]);
+      const late = await simulateInto(url, round, 20);
       expect(late).toMatchObject({ acknowledged: 0, rejected: 20, rejectedReasons: { "round-closed": 20 } });
       expect(await run(["status", "--url", url, "--round", round])).toMatchObject({
         accepted: 6000,

@@ -67,37 +67,32 @@ export const reproduceCommand: Command = {
     const dataRoot = options["data-dir"] ?? defaultDataRoot();
     const { writeFile } = await import("node:fs/promises");
     const results: (FigureResult | CustomFigureResult)[] = [];
+    /** Write a figure's result as `<out>/<id>.json` (listed first among its files) and keep it. */
+    const keep = async (id: string, result: FigureResult | CustomFigureResult) => {
+      const json = join(options.out, `${id}.json`);
+      await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
+      result.files.unshift(json);
+      results.push(result);
+    };
+    const common = {
+      dataRoot,
+      out: options.out,
+      ...(options.reps ? { reps: options.reps } : {}),
+      seed: options.seed,
+      quick: options.quick,
+      log: context.log,
+    };
     for (const figure of figures) {
       if (options.n || options.eps) context.log(`${figure.id}: --n and --eps do not apply, ignored`);
-      const result = await runFigure(figure, {
-        dataRoot,
-        out: options.out,
-        ...(options.reps ? { reps: options.reps } : {}),
-        seed: options.seed,
-        quick: options.quick,
-        ...(options.workers ? { workers: options.workers } : {}),
-        log: context.log,
-      });
-      const json = join(options.out, `${figure.id}.json`);
-      await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
-      result.files.unshift(json);
-      results.push(result);
+      const workers = options.workers ? { workers: options.workers } : {};
+      await keep(figure.id, await runFigure(figure, { ...common, ...workers }));
     }
     for (const figure of customs) {
-      const result = await runCustomFigure(figure, {
-        dataRoot,
-        out: options.out,
-        ...(options.reps ? { reps: options.reps } : {}),
-        seed: options.seed,
-        quick: options.quick,
+      const settings = {
         ...(options.n ? { n: options.n } : {}),
         ...(options.eps ? { eps: options.eps } : {}),
-        log: context.log,
-      });
-      const json = join(options.out, `${figure.id}.json`);
-      await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
-      result.files.unshift(json);
-      results.push(result);
+      };
+      await keep(figure.id, await runCustomFigure(figure, { ...common, ...settings }));
     }
     return results.length === 1 ? results[0] : { figures: results };
   },

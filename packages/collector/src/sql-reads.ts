@@ -1,0 +1,57 @@
+import type { CollectorStorage, RoundCounts, RoundState, StoredRound } from "./api.js";
+import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow } from "./storage-rows.js";
+
+/**
+ * Reports per view of a round (`$1`): its stored rows plus the counts of rows
+ * dropped at closing. SQL that DuckDB and PostgreSQL both run (`float8`, `text`
+ * and `UUID` name the same types in both).
+ */
+export const PER_VIEW_SQL = `SELECT view, sum(n)::float8 FROM (
+    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
+    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
+  ) AS t GROUP BY view`;
+/** The columns `roundFromRow` reads, in its order. */
+const ROUND_COLUMNS = "round_no, round_id::text, created_at, plan, request";
+
+/**
+ * The reads the DuckDB and PostgreSQL backends share: the same tables, the same
+ * statements, over the backend's `read(sql, values)` (rows as arrays; a failure
+ * is a `StorageError`). Each is one indexed lookup or one `GROUP BY` over a
+ * round's rows. A backend extends this class and adds its writes.
+ * @internal
+ */
+export abstract class SqlStorageReads implements Partial<CollectorStorage> {
+  /** Run one read statement with positional parameters `$1...`; rows as arrays. */
+  protected abstract read(sql: string, values: (string | number)[]): Promise<unknown[][]>;
+
+  async findRound(id: string): Promise<StoredRound | undefined> {
+    const rows = await this.read(`SELECT ${ROUND_COLUMNS} FROM calm_rounds WHERE round_id = $1::UUID`, [id]);
+    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
+  }
+
+  async listRounds(): Promise<StoredRound[]> {
+    const rows = await this.read(`SELECT ${ROUND_COLUMNS} FROM calm_rounds ORDER BY round_no`, []);
+    return rows.map(roundFromRow);
+  }
+
+  async heldIds(round: StoredRound): Promise<number> {
+    const rows = await this.read("SELECT count(*)::float8 FROM calm_reports WHERE round_no = $1", [round.no]);
+    return Number(rows[0]![0]);
+  }
+
+  async roundState(round: StoredRound): Promise<RoundState> {
+    const rows = await this.read(
+      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
+      [round.no],
+    );
+    return stateFromRow(rows[0]);
+  }
+
+  async counts(round: StoredRound): Promise<RoundCounts> {
+    const perViewRows = await this.read(PER_VIEW_SQL, [round.no]);
+    const counterRows = await this.read("SELECT name, value::float8 FROM calm_counters WHERE round_no = $1", [
+      round.no,
+    ]);
+    return countsFromRows(round, perViewRows, counterRows);
+  }
+}
