@@ -22,6 +22,7 @@ import {
 } from "./params.js";
 import { perPlan, sharedPerDomain } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
+import type { MethodFamily } from "./protocols/family.js";
 
 /** @internal Run-time facts of an attribute plan. */
 interface AttributeRuntime {
@@ -246,3 +247,12 @@ function validCodes(encoding: EncodingRuntime, query: readonly number[]): Uint8A
   }
   return out;
 }
+
+/** The kernel functions of EM and InpEM (their answers are distributions already: `answers` is checked, not used). */
+export const ATTRIBUTE_KERNELS: MethodFamily<AttributePlan, AttributeReport, EmOptions, EmSynopsis> = {
+  plan: planAttributes,
+  report: attributeReport,
+  Aggregator: AttributeAggregator,
+  estimate: (plan, aggregator, _answers, options) => attributeEstimate(plan, aggregator, options),
+  simulatePerUser: attributePerUser,
+};

@@ -62,6 +62,9 @@ function randomDistribution(size: number, seed: number): Float64Array {
   return x;
 }
 
+/** EM started from the uniform table mixed with 1% (the default start of InpEM). */
+const FROM_UNIFORM = { initialization: "uniform", initialMix: 0.01 } as const;
+
 describe("product channel", () => {
   const cards = [2, 3, 4];
   const axes = [grrAxis(2, 0.4), grrAxis(3, 0.7), grrAxis(4, 1.1)];
@@ -99,10 +102,9 @@ describe("runEm", () => {
 
   it("recovers the distribution from exact expected report counts (the MLE) from the uniform prior", () => {
     const { cells, diagnostics } = runEm(observed, axes, {
+      ...FROM_UNIFORM,
       tolerance: 1e-12,
       maxIterations: 200_000,
-      initialization: "uniform",
-      initialMix: 0.01,
     });
     expect(diagnostics.converged).toBe(true);
     expect(diagnostics.stoppedAtPrior).toBe(false);
@@ -128,10 +130,9 @@ describe("runEm", () => {
     const weak = [grrAxis(2, 0.01), grrAxis(2, 0.01), grrAxis(3, 0.01)];
     const seen = applyChannel(Float64Array.from(truth), weak).map((v) => v * 65536);
     const { cells, diagnostics } = runEm(seen, weak, {
+      ...FROM_UNIFORM,
       tolerance: 1e-5,
       maxIterations: 10_000,
-      initialization: "uniform",
-      initialMix: 0.01,
     });
     expect(diagnostics.iterations).toBe(1);
     expect(diagnostics.stoppedAtPrior).toBe(true);
@@ -139,12 +140,7 @@ describe("runEm", () => {
   });
 
   it("reports non-convergence when the iteration cap is reached", () => {
-    const { diagnostics } = runEm(observed, axes, {
-      tolerance: 1e-15,
-      maxIterations: 3,
-      initialization: "uniform",
-      initialMix: 0.01,
-    });
+    const { diagnostics } = runEm(observed, axes, { ...FROM_UNIFORM, tolerance: 1e-15, maxIterations: 3 });
     expect(diagnostics.iterations).toBe(3);
     expect(diagnostics.converged).toBe(false);
     expect(diagnostics.stoppedAtStart).toBe(false);
@@ -154,10 +150,9 @@ describe("runEm", () => {
     const support = new Uint8Array(12).fill(1);
     support[5] = 0;
     const { cells } = runEm(observed, axes, {
+      ...FROM_UNIFORM,
       tolerance: 1e-9,
       maxIterations: 1000,
-      initialization: "uniform",
-      initialMix: 0.01,
       support,
     });
     expect(cells[5]).toBe(0);

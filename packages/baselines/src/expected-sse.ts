@@ -1,7 +1,7 @@
 import { coefficientsFromMarginal } from "@calm-ldp/hadamard";
 import { type MarginalTable, type ProtocolPlan, validateTable } from "@calm-ldp/marginal-algebra";
 import type { FullDomainPlan, GroupPlan, HadamardPlan } from "./api.js";
-import { encodedQuery, encodeTable, encodingRuntime } from "./encoding.js";
+import { digitRadices, encodedQuery, encodeTable, encodingRuntime } from "./encoding.js";
 import { fail, UnsupportedQueryError } from "./errors.js";
 import { fullDomainRuntime } from "./full-domain-kernel.js";
 import { groupRuntime } from "./group-kernel.js";
@@ -127,7 +127,7 @@ export function expectedSseGroups(
       `expectedSse: ${plan.method} answers queries of at most k = ${plan.k} attributes`,
     );
   const encoded = runtime.encoding !== null;
-  const digit = encoded ? runtime.encoding!.bits.map((b) => 2 ** b) : runtime.cardinalities;
+  const digit = digitRadices(runtime.cardinalities, runtime.encoding);
   const size = q.reduce((s, a) => s * digit[a]!, 1);
   const f = truthCells(plan, q, encoded, truth, size);
   const valid = validMask(plan, q, encoded);

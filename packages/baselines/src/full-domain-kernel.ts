@@ -36,6 +36,7 @@ import {
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
+import type { MethodFamily } from "./protocols/family.js";
 
 /** @internal What a full-domain plan needs at run time, built once per plan object. */
 export interface FullDomainRuntime {
@@ -264,3 +265,18 @@ export function fullDomainEstimate(
   }
   return { plan, full, query };
 }
+
+/** The kernel functions of the full-domain methods (FC, InpRR, InpPS, InpOLH); `protocols/full-domain.ts` adds the expected SSE. */
+export const FULL_DOMAIN_KERNELS: MethodFamily<
+  FullDomainPlan,
+  FullDomainReport,
+  BaselineOptions,
+  FullDomainSynopsis
+> = {
+  plan: planFullDomain,
+  report: fullDomainReport,
+  Aggregator: FullDomainAggregator,
+  estimate: fullDomainEstimate,
+  simulate: fullDomainSimulate,
+  simulatePerUser: fullDomainPerUser,
+};

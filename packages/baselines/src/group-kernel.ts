@@ -33,6 +33,7 @@ import {
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
 import { perPlan, sharedPerDomain } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
+import type { MethodFamily } from "./protocols/family.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
 export interface GroupRuntime {
@@ -248,3 +249,13 @@ export function groupEstimate(
   }
   return { plan, tables, emptyGroups, query };
 }
+
+/** The kernel functions of the grouped methods (AM, MargRR, MargPS); `protocols/group.ts` adds the expected SSE. */
+export const GROUP_KERNELS: MethodFamily<GroupPlan, GroupReport, BaselineOptions, GroupSynopsis> = {
+  plan: planGroups,
+  report: groupReport,
+  Aggregator: GroupAggregator,
+  estimate: groupEstimate,
+  simulate: groupSimulate,
+  simulatePerUser: groupPerUser,
+};

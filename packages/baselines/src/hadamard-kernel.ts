@@ -38,6 +38,7 @@ import {
 } from "./params.js";
 import { perPlan } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
+import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
 import { randomizedBit, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
@@ -358,3 +359,14 @@ export function hadamardEstimate(
   }
   return { plan, theta, query };
 }
+
+/** The kernel functions of the Hadamard methods (InpHT, FT, MargHT); `protocols/hadamard.ts` adds the expected SSE. */
+export const HADAMARD_KERNELS: MethodFamily<HadamardPlan, HadamardReport, BaselineOptions, HadamardSynopsis> =
+  {
+    plan: planHadamard,
+    report: hadamardReport,
+    Aggregator: HadamardAggregator,
+    estimate: hadamardEstimate,
+    simulate: hadamardSimulate,
+    simulatePerUser: hadamardPerUser,
+  };

@@ -35,6 +35,7 @@ import { checkPlanInputs, checkQuery, checkRecord, checkStore, isIndex, planBase
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
 import { perPlan } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
+import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
 import { randomizedBit, rejectionOf, uniformFromWord, WordBuffer } from "./words.js";
 
@@ -356,3 +357,23 @@ export function hcmsEstimate(
   });
   return sketchSynopsis(plan, buckets, post);
 }
+
+/** The kernel functions of InpCMS. */
+export const CMS_KERNELS: MethodFamily<SketchPlan, SketchReport, SketchOptions, SketchSynopsis> = {
+  plan: planSketch,
+  report: cmsReport,
+  Aggregator: CmsAggregator,
+  estimate: cmsEstimate,
+  simulate: cmsSimulate,
+  simulatePerUser: cmsPerUser,
+};
+
+/** The kernel functions of InpHTCMS. */
+export const HCMS_KERNELS: MethodFamily<SketchPlan, HadamardSketchReport, SketchOptions, SketchSynopsis> = {
+  plan: planSketch,
+  report: hcmsReport,
+  Aggregator: HcmsAggregator,
+  estimate: hcmsEstimate,
+  simulate: hcmsSimulate,
+  simulatePerUser: hcmsPerUser,
+};

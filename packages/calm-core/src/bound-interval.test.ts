@@ -23,7 +23,7 @@ function exactMarginal(cells: Float64Array, cards: readonly number[], query: rea
       }
       center[positions.reduce((b, p) => b * cards[p]! + digits[p]!, 0)] += x;
     });
-    return { center, variance: new Float64Array(size) };
+    return { center, variance: new Float64Array(size), covariance: new Float64Array(size * size) };
   };
 }
 

@@ -5,13 +5,15 @@ import { normalQuantile } from "./normal-quantile.js";
 export interface BoundMarginal {
   readonly center: Float64Array;
   readonly variance: Float64Array;
+  /** Row-major covariance of `center`, when asked for. */
+  readonly covariance?: Float64Array;
 }
 
 /** What {@link boundInterval} returns. */
 export interface BoundIntervalResult {
   readonly lower: Float64Array;
   readonly upper: Float64Array;
-  /** Marginals (subsets of the query) whose estimates the bounds use. */
+  /** The maximal covered parts (subsets of the query) whose estimates the bounds use (the C_i are their projections). */
   readonly marginals: readonly (readonly number[])[];
   /** One-sided confidence statements combined by the union bound (each at (1 - level) / events). */
   readonly events: number;
@@ -100,15 +102,18 @@ function chainsOf(parts: readonly number[], full: number): { plus: number; minus
  * cell's interval holds with probability >= level, whatever the table, i.e.
  * without the maximum-entropy model being right. Conservative: the width is the
  * Fréchet gap plus the noise margins. With no chain covering A the lower bound is
- * 0; with no covered part the interval is [0, 1]. Cost: one `marginal` per used
- * part, plus O(|A| * (parts + chains * steps)).
+ * 0; with no covered part the interval is [0, 1]. The C_i (each inside a part)
+ * are read off their part's estimate: its projection (the estimates are
+ * consistent, so this is C_i's own) with the projected covariance. Cost: one
+ * `marginal` per maximal part (with covariance when a C_i lies in it), plus
+ * O(|A| * (parts + chains * steps)).
  */
 export function boundInterval(
   query: readonly number[],
   cardinalities: readonly number[],
   viewAttributes: readonly (readonly number[])[],
   level: number,
-  marginal: (attributes: readonly number[]) => BoundMarginal,
+  marginal: (attributes: readonly number[], withCovariance: boolean) => BoundMarginal,
 ): BoundIntervalResult {
   const k = query.length;
   if (k > 30)
@@ -152,12 +157,55 @@ export function boundInterval(
   }
   const bounds = new Map<number, Bounds>();
   const marginals: number[][] = [];
-  for (const mask of [...parts, ...minusSets]) {
+  const positionsOf = (mask: number) => {
     const positions: number[] = [];
     for (let p = 0; p < k; p++) if ((mask >>> p) & 1) positions.push(p);
-    const attributes = positions.map((p) => query[p]!);
+    return positions;
+  };
+  // Per maximal part, its estimate (with covariance when some C_i lies inside it).
+  const estimates = new Map<number, BoundMarginal>();
+  for (const part of parts) {
+    const attributes = positionsOf(part).map((p) => query[p]!);
     marginals.push(attributes);
-    const { center, variance } = marginal(attributes);
+    const inside = [...minusSets].some((c) => (c & part) === c);
+    estimates.set(part, marginal(attributes, inside));
+  }
+  /** C's estimate as the projection of a part containing it: sums of cells and of covariance blocks. */
+  const projected = (c: number): BoundMarginal => {
+    const part = parts.find((b) => (c & b) === c)!;
+    const { center, covariance } = estimates.get(part)!;
+    const partPositions = positionsOf(part);
+    const keep = partPositions.map((p) => ((c >>> p) & 1) === 1);
+    const cards = partPositions.map((p) => cardinalities[p]!);
+    const target = new Uint32Array(center.length);
+    let size = 1;
+    for (let i = 0; i < cards.length; i++) if (keep[i]) size *= cards[i]!;
+    for (let b = 0; b < center.length; b++) {
+      let rest = b;
+      let t = 0;
+      let stride = 1;
+      for (let i = cards.length - 1; i >= 0; i--) {
+        const digit = rest % cards[i]!;
+        rest = Math.floor(rest / cards[i]!);
+        if (keep[i]) {
+          t += digit * stride;
+          stride *= cards[i]!;
+        }
+      }
+      target[b] = t;
+    }
+    const outCenter = new Float64Array(size);
+    const outVariance = new Float64Array(size);
+    for (let b = 0; b < center.length; b++) {
+      outCenter[target[b]!]! += center[b]!;
+      for (let b2 = 0; b2 < center.length; b2++)
+        if (target[b2] === target[b]) outVariance[target[b]!]! += covariance![b * center.length + b2]!;
+    }
+    return { center: outCenter, variance: outVariance };
+  };
+  for (const mask of [...parts, ...minusSets]) {
+    const positions = positionsOf(mask);
+    const { center, variance } = estimates.get(mask) ?? projected(mask);
     const lo = new Float64Array(center.length);
     const up = new Float64Array(center.length);
     for (let b = 0; b < center.length; b++) {

@@ -216,13 +216,14 @@ export function estimateCalm(
         table.cardinalities,
         plan.views.map((view) => view.attributes),
         level,
-        (attributes) =>
+        (attributes, withCovariance) =>
           analyticAnswer(
             analyticInputs(),
             attributes,
             attributes.map((a) => cardinalities[a]!),
             aggregator.reports,
             answer(attributes).table.cells,
+            withCovariance,
           ),
       );
       return {

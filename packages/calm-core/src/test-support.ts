@@ -1,4 +1,11 @@
-import { createRecordStore, type RecordStore, type Schema, uniformSchema } from "@calm-ldp/marginal-algebra";
+import {
+  createRecordStore,
+  type MarginalTable,
+  projectTable,
+  type RecordStore,
+  type Schema,
+  uniformSchema,
+} from "@calm-ldp/marginal-algebra";
 import { bernoulli, type Rng, uniformInt } from "@calm-ldp/random";
 
 /**
@@ -25,4 +32,26 @@ export function markovStore(rng: Rng, n: number, cardinalities: readonly number[
     }
   }
   return createRecordStore(schema, { columns });
+}
+
+/**
+ * The largest disagreement between two views on their common attributes: the
+ * maximum over view pairs and cells of |projection of one - projection of the
+ * other| (0 for consistent views). O(m^2 |V|).
+ * @internal test support
+ */
+export function maxViewDisagreement(views: readonly MarginalTable[]): number {
+  let worst = 0;
+  for (let a = 0; a < views.length; a++)
+    for (let b = a + 1; b < views.length; b++) {
+      const va = views[a]!;
+      const vb = views[b]!;
+      const common = va.attributes.filter((x) => vb.attributes.includes(x));
+      const pa = projectTable(va, common).cells;
+      const pb = projectTable(vb, common).cells;
+      pa.forEach((x, i) => {
+        worst = Math.max(worst, Math.abs(x - pb[i]!));
+      });
+    }
+  return worst;
 }

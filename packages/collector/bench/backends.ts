@@ -11,10 +11,12 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
 import pg from "pg";
 import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
-import type { CollectorStorage } from "../src/index.js";
+import { type CollectorStorage, type StoredRound, validateBatch } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 
 export type BackendName = "duckdb" | "postgres" | "clickhouse";
@@ -127,4 +129,36 @@ export async function benchBackend(name: BackendName, shards: number): Promise<B
       await sql(`DROP DATABASE IF EXISTS ${database}`);
     },
   };
+}
+
+/**
+ * Store `n` seeded reports of uniform binary records (one bit per attribute of
+ * `round`) in batches of `batch`, each validated as the server does; returns the
+ * support rows written and the seconds spent inside `storeReports`.
+ */
+export async function storeUniformReports(
+  storage: CollectorStorage,
+  round: StoredRound,
+  n: number,
+  batch: number,
+): Promise<{ supportRows: number; storeSeconds: number }> {
+  const rng = seededRng(1);
+  const d = round.plan.schema.attributes.length;
+  let supportRows = 0;
+  let storeSeconds = 0;
+  for (let from = 0; from < n; from += batch) {
+    const wire = Array.from({ length: Math.min(batch, n - from) }, () =>
+      createReport(
+        round.plan,
+        Array.from({ length: d }, () => rng.nextUint32() & 1),
+        { rng },
+      ),
+    );
+    const accepted = validateBatch(round.id, round.plan, { round: round.id, reports: wire });
+    for (const report of accepted) supportRows += report.cells.length;
+    const t = performance.now();
+    await storage.storeReports(round, accepted);
+    storeSeconds += (performance.now() - t) / 1000;
+  }
+  return { supportRows, storeSeconds };
 }

@@ -9,10 +9,8 @@
  * 10^7 users plans a single OUE view of 256 cells, ~70 support rows per report).
  * Run: `npx tsx bench/query-scale.ts --backend clickhouse --shards 2 --reports 10000000`.
  */
-import { createReport } from "@calm-ldp/client";
-import { seededRng } from "@calm-ldp/random";
-import { estimateMarginal, planRound, validateBatch } from "../src/index.js";
-import { type BackendName, benchBackend } from "./backends.js";
+import { estimateMarginal, planRound } from "../src/index.js";
+import { type BackendName, benchBackend, storeUniformReports } from "./backends.js";
 
 const argument = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -36,24 +34,8 @@ try {
   console.log(
     `query at scale (${backend.description}, Node ${process.version}): ${n} reports, k = ${k}: round of ${views.length} views (${views[0]!.oracle}, ${views[0]!.cells} cells), batches of ${batch}`,
   );
-  const rng = seededRng(1);
-  let supportRows = 0;
-  let storeSeconds = 0;
   const started = performance.now();
-  for (let from = 0; from < n; from += batch) {
-    const wire = Array.from({ length: Math.min(batch, n - from) }, () =>
-      createReport(
-        created.plan,
-        attributes.map(() => rng.nextUint32() & 1),
-        { rng },
-      ),
-    );
-    const accepted = validateBatch(created.id, created.plan, { round: created.id, reports: wire });
-    for (const report of accepted) supportRows += report.cells.length;
-    const t = performance.now();
-    await storage.storeReports(created, accepted);
-    storeSeconds += (performance.now() - t) / 1000;
-  }
+  const { supportRows, storeSeconds } = await storeUniformReports(storage, created, n, batch);
   const total = (performance.now() - started) / 1000;
   console.log(
     `  stored in ${total.toFixed(0)} s (${storeSeconds.toFixed(0)} s in storeReports: ${(n / storeSeconds).toFixed(0)} reports/s); ${(supportRows / n).toFixed(2)} support rows per report`,

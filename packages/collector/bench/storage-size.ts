@@ -17,12 +17,10 @@
  * `bytes_on_disk` once the `ALTER TABLE ... DELETE` mutation has run (all shards).
  * Run: `npx tsx bench/storage-size.ts --backend duckdb --reports 100000`.
  */
-import { createReport } from "@calm-ldp/client";
-import { seededRng } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { parseClickHouseUrl } from "../src/clickhouse.js";
-import { type CollectorStorage, planRound, validateBatch } from "../src/index.js";
-import { type BackendName, benchBackend } from "./backends.js";
+import { type CollectorStorage, planRound } from "../src/index.js";
+import { type BackendName, benchBackend, storeUniformReports } from "./backends.js";
 
 const argument = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -83,21 +81,8 @@ try {
   const baseline = m.used;
   console.log(`baseline (round created, no report): ${kib(m.bytes)}${m.note}`);
 
-  const rng = seededRng(1);
-  let supportRows = 0;
   const started = performance.now();
-  for (let from = 0; from < n; from += BATCH) {
-    const wire = Array.from({ length: Math.min(BATCH, n - from) }, () =>
-      createReport(
-        round.plan,
-        attributes.map(() => rng.nextUint32() & 1),
-        { rng },
-      ),
-    );
-    const accepted = validateBatch(round.id, round.plan, { round: round.id, reports: wire });
-    for (const report of accepted) supportRows += report.cells.length;
-    await storage.storeReports(round, accepted);
-  }
+  const { supportRows } = await storeUniformReports(storage, round, n, BATCH);
   console.log(
     `stored in ${((performance.now() - started) / 1000).toFixed(1)} s; ${(supportRows / n).toFixed(2)} support cells per report`,
   );

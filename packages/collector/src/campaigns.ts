@@ -135,7 +135,8 @@ type Params = { id: string };
  * time, and after ClickHouse merges the rows the surviving one's, so a raced round's `openedAt` may
  * move by the race's duration, milliseconds; its id, index, plan and reports do not.)
  * Unknown campaign: 404 `campaign-not-found`.
- * Cost: one `listRounds` per request, O(rounds); a series costs one aggregate
+ * Cost: one `listRounds` per request, O(rounds); `current` then one or two round-state
+ * queries, the campaign's description one per round; a series costs one aggregate
  * query and one estimate per round.
  */
 export function registerCampaigns(app: FastifyInstance, context: CampaignContext): void {
@@ -203,24 +204,34 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
     return run;
   };
 
-  /** The campaign after the schedule's roll-over (if due), with its rounds' states. */
+  /** The state of the campaign's latest round (undefined without rounds): one query. */
+  const lastState = (campaign: Campaign): Promise<RoundState | undefined> => {
+    const last = campaign.rounds.at(-1);
+    return last ? storage.roundState(last) : Promise.resolve(undefined);
+  };
+
+  /**
+   * The campaign after the schedule's roll-over (if due), with its latest round's
+   * state (routes that show every round ask `states` themselves): a client's
+   * `current` costs one round listing and one or two state queries, not one per round.
+   */
   const current = (id: string) =>
     serial(id, async () => {
       let campaign = await load(id);
-      let closed = await states(campaign);
+      let last = await lastState(campaign);
       const every = campaign.roundEveryMs;
       if (every !== undefined) {
-        const last = campaign.rounds.at(-1);
+        const latest = campaign.rounds.at(-1);
         const now = context.now().getTime();
-        const due = !last || closed.at(-1)!.closedAt !== null || Date.parse(last.createdAt) + every <= now;
+        const due = !latest || last!.closedAt !== null || Date.parse(latest.createdAt) + every <= now;
         if (due) {
-          if (last && closed.at(-1)!.closedAt === null) await storage.closeRound(last, context.now());
+          if (latest && last!.closedAt === null) await storage.closeRound(latest, context.now());
           await openRound(campaign);
           campaign = await load(id);
-          closed = await states(campaign);
+          last = await lastState(campaign);
         }
       }
-      return { campaign, closed };
+      return { campaign, last };
     });
 
   const describe = (campaign: Campaign, closed: readonly RoundState[]): CampaignRound[] =>
@@ -283,7 +294,8 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
     "/v1/campaigns/:id",
     { onRequest: admin, schema: { params: ROUND_PARAMS } },
     async (request) => {
-      const { campaign, closed } = await current(request.params.id);
+      const { campaign } = await current(request.params.id);
+      const closed = await states(campaign);
       return {
         campaign: campaign.id,
         createdAt: campaign.definition.createdAt,
@@ -304,10 +316,10 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
       const id = request.params.id;
       const opened = await serial(id, async () => {
         const campaign = await load(id);
-        const closed = await states(campaign);
+        const state = await lastState(campaign);
         const last = campaign.rounds.at(-1);
         let previous: string | null = null;
-        if (last && closed.at(-1)!.closedAt === null) {
+        if (last && state!.closedAt === null) {
           await storage.closeRound(last, context.now());
           previous = last.id;
         }
@@ -331,9 +343,9 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
     CURRENT_ROUTE,
     { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
     async (request) => {
-      const { campaign, closed } = await current(request.params.id);
+      const { campaign, last } = await current(request.params.id);
       const i = campaign.rounds.length - 1;
-      if (i < 0 || closed[i]!.closedAt !== null)
+      if (i < 0 || last!.closedAt !== null)
         reject(404, "no-open-round", `campaign ${campaign.id} has no open round`);
       const round = campaign.rounds[i]!;
       return {
@@ -360,7 +372,8 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
     "/v1/campaigns/:id/marginals",
     { onRequest: admin, schema: { params: ROUND_PARAMS, querystring: SERIES_QUERY } },
     async (request) => {
-      const { campaign, closed } = await current(request.params.id);
+      const { campaign } = await current(request.params.id);
+      const closed = await states(campaign);
       const plan = campaign.definition.plan;
       const { attributes, estimator, level } = marginalQuery(
         plan,

@@ -273,38 +273,31 @@ class ClickHouseStorage implements CollectorStorage {
 
   async findRound(id: string): Promise<StoredRound | undefined> {
     if (!UUID.test(id)) return undefined;
-    // Every shard holds every round: the first shard that answers decides.
-    let failure: unknown;
-    for (const client of this.#clients) {
-      try {
-        const rows = await this.#guard("read", () =>
-          select(
-            client,
-            `SELECT round_no, round_id, created_at, plan, request FROM ${this.#db}.calm_rounds
-             WHERE round_id = '${id}' ORDER BY created_at LIMIT 1`,
-          ),
-        );
-        return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
-      } catch (error) {
-        failure = error;
-      }
-    }
-    throw failure;
+    const rows = await this.#readAnyShard(
+      `SELECT round_no, round_id, created_at, plan, request FROM ${this.#db}.calm_rounds
+       WHERE round_id = '${id}' ORDER BY created_at LIMIT 1`,
+    );
+    return rows.length === 0 ? undefined : roundFromRow(rows[0]!);
   }
 
   async listRounds(): Promise<StoredRound[]> {
-    // Every shard holds every round: the first shard that answers decides (one row per id).
+    // One row per id.
+    const rows = await this.#readAnyShard(
+      `SELECT any(round_no), round_id, min(created_at) AS c, any(plan), any(request)
+       FROM ${this.#db}.calm_rounds GROUP BY round_id ORDER BY c, round_id`,
+    );
+    return rows.map(roundFromRow);
+  }
+
+  /**
+   * A read of the rounds table, which every shard holds in full: the first shard
+   * that answers decides; when none does, the last failure is thrown.
+   */
+  async #readAnyShard(sql: string): Promise<unknown[][]> {
     let failure: unknown;
     for (const client of this.#clients) {
       try {
-        const rows = await this.#guard("read", () =>
-          select(
-            client,
-            `SELECT any(round_no), round_id, min(created_at) AS c, any(plan), any(request)
-             FROM ${this.#db}.calm_rounds GROUP BY round_id ORDER BY c, round_id`,
-          ),
-        );
-        return rows.map(roundFromRow);
+        return await this.#guard("read", () => select(client, sql));
       } catch (error) {
         failure = error;
       }

@@ -97,8 +97,9 @@ export interface DuckDbStorageOptions {
  * write resolves after DuckDB's commit (write-ahead log synced), so acknowledged
  * reports survive a crash (`kill -9`). Report ids are de-duplicated against the
  * round's ids held in memory, loaded from the table on the round's first write
- * after start (O(reports of the round)) and joined by a group's ids only after
- * it commits; that check is the whole of it, since this process is the file's
+ * after start (O(reports of the round)); a group's ids join it as the group is
+ * built and leave it again if the commit fails (groups run one at a time, so no
+ * other write sees them meanwhile); that check is the whole of it, since this process is the file's
  * only writer: the reports table has no key (an index on (round, report id) cost
  * ~7 us of DuckDB CPU per report; files written with that key are copied into a
  * table without it at open, once). A report's supported cells are not stored
@@ -287,13 +288,15 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
     return ids;
   }
 
-  /** One transaction for a group of jobs; ids join the in-memory sets only after the commit. */
+  /** One transaction for a group of jobs; the group's ids leave the in-memory sets again if it fails. */
   async #commit(jobs: WriteJob[]): Promise<WriteResult[]> {
     const results: WriteResult[] = [];
     const reportRows: [number[], string[], number[]] = [[], [], []];
     // Support counts of this group per round, keyed view * CELL_KEY + cell.
     const supportCounts = new Map<number, Map<number, number>>();
-    const fresh = new Map<number, Set<string>>(); // ids stored by this group, per round
+    // Ids this group stores, per round: they join the round's set at once (one lookup
+    // per report also catches repeats within the group) and leave it again if the commit fails.
+    const fresh = new Map<number, string[]>();
     const closing = new Set<number>(); // rounds this group closes
     const compacted: number[] = []; // rounds whose ids this group drops
     const counters = new Map<string, { round: number; name: string; amount: number }>();
@@ -361,12 +364,13 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
         } else {
           const no = job.round.no;
           const stored = this.#ids.get(no)!;
-          const added = fresh.get(no) ?? new Set<string>();
+          const added = fresh.get(no) ?? [];
           fresh.set(no, added);
           let count = 0;
           for (const report of job.reports) {
-            if (stored.has(report.id) || added.has(report.id)) continue;
-            added.add(report.id);
+            if (stored.has(report.id)) continue;
+            stored.add(report.id);
+            added.push(report.id);
             count++;
             reportRows[0].push(no);
             reportRows[1].push(report.id);
@@ -394,14 +398,14 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
       await this.#writer.run("COMMIT");
     } catch (error) {
       this.#writeFailed = true;
+      for (const [no, ids] of fresh) {
+        const set = this.#ids.get(no);
+        for (const id of ids) set?.delete(id);
+      }
       await this.#writer.run("ROLLBACK").catch(() => undefined);
       throw new StorageError(`DuckDB write failed: ${(error as Error).message.split("\n")[0]}`);
     }
     this.#writeFailed = false;
-    for (const [no, ids] of fresh) {
-      const set = this.#ids.get(no)!;
-      for (const id of ids) set.add(id);
-    }
     // A closed round takes no more reports: its ids need no memory any more.
     for (const no of closing) {
       this.#closedRounds.add(no);

@@ -2,11 +2,10 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createReport, readPlan, sendReports } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CollectorStorage, openStorage, startCollector } from "../src/index.js";
 import { clickhouseCluster, dropDatabase, freshDatabase } from "./clickhouse-cluster.js";
-import { call, postgresServer, TOKEN, tempDir } from "./support.js";
+import { call, freshPostgresDatabase, postgresServer, TOKEN, tempDir } from "./support.js";
 
 /**
  * Campaigns live in the rounds table, so every backend serves them through
@@ -105,17 +104,11 @@ describe("campaigns on every backend", () => {
   it.skipIf(postgres.unavailable !== undefined)(
     "PostgreSQL",
     async () => {
-      const database = `calm_test_campaigns_${process.pid}_${Date.now()}`;
-      const admin = new pg.Client({ connectionString: postgres.url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const url = new URL(postgres.url!);
-      url.pathname = `/${database}`;
+      const database = await freshPostgresDatabase(postgres.url!, "campaigns");
       try {
-        expect(await scenario(await openStorage({ postgres: url.toString() }))).toEqual(expected);
+        expect(await scenario(await openStorage({ postgres: database.url }))).toEqual(expected);
       } finally {
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
+        await database.drop();
       }
     },
     60_000,

@@ -1,9 +1,14 @@
 import { createReport, readPlan, type WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { clickhouseCluster, dropDatabase, freshDatabase } from "./clickhouse-cluster.js";
-import { type CollectorProcess, call, postgresServer, spawnCollector } from "./support.js";
+import {
+  type CollectorProcess,
+  CollectorProcesses,
+  call,
+  freshPostgresDatabase,
+  postgresServer,
+} from "./support.js";
 
 /**
  * Two collector processes on ONE database, a campaign rolling over every second,
@@ -117,31 +122,22 @@ function check(result: Awaited<ReturnType<typeof hammer>>) {
 }
 
 describe("a scheduled campaign shared by two collector processes", () => {
-  const processes: CollectorProcess[] = [];
-  afterAll(async () => {
-    for (const p of processes) if (p.child.exitCode === null) await p.kill("SIGTERM");
-  });
+  const processes = new CollectorProcesses();
+  afterAll(() => processes.killAll("SIGTERM"));
 
   it.skipIf(postgres.unavailable !== undefined)(
     "PostgreSQL: one round per index, every acknowledged report counted once",
     async () => {
-      const database = `calm_test_shared_${process.pid}_${Date.now()}`;
-      const admin = new pg.Client({ connectionString: postgres.url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const url = new URL(postgres.url!);
-      url.pathname = `/${database}`;
+      const database = await freshPostgresDatabase(postgres.url!, "shared");
       try {
         const pair = [
-          await spawnCollector("postgres", url.toString()),
-          await spawnCollector("postgres", url.toString()),
+          await processes.spawn("postgres", database.url),
+          await processes.spawn("postgres", database.url),
         ];
-        processes.push(...pair);
         check(await hammer(pair));
         await Promise.all(pair.map((p) => p.kill("SIGTERM")));
       } finally {
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
+        await database.drop();
       }
     },
     120_000,
@@ -151,8 +147,7 @@ describe("a scheduled campaign shared by two collector processes", () => {
     const url = freshDatabase(clickhouse.url ?? "", "shared_campaign");
     afterAll(() => dropDatabase(url));
     it("two shards: one round per index, every acknowledged report counted once", async () => {
-      const pair = [await spawnCollector("clickhouse", url), await spawnCollector("clickhouse", url)];
-      processes.push(...pair);
+      const pair = [await processes.spawn("clickhouse", url), await processes.spawn("clickhouse", url)];
       check(await hammer(pair));
       await Promise.all(pair.map((p) => p.kill("SIGTERM")));
     }, 180_000);

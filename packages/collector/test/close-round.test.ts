@@ -11,7 +11,7 @@ import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, createCollector, RoundClosedError } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
-import { mixedRecords, postgresServer, roundBody, TOKEN, tempDir } from "./support.js";
+import { freshPostgresDatabase, mixedRecords, postgresServer, roundBody, TOKEN, tempDir } from "./support.js";
 
 /** A backend under test: how to open it, and (raw SQL, beside the storage) the report and support rows a round holds. */
 interface Backend {
@@ -175,17 +175,12 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
 
   const server = postgresServer();
   it.skipIf(server.unavailable !== undefined)("PostgreSQL", async () => {
-    const database = `calm_close_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    const url = new URL(server.url!);
-    url.pathname = `/${database}`;
-    const probe = new pg.Client({ connectionString: url.toString() });
+    const database = await freshPostgresDatabase(server.url!, "close");
+    const probe = new pg.Client({ connectionString: database.url });
     await probe.connect();
     try {
       await closingContract({
-        open: () => openPostgresStorage(url.toString()),
+        open: () => openPostgresStorage(database.url),
         rowsHeld: async (no) => {
           const [reports, support] = await Promise.all(
             ["calm_reports", "calm_support"].map(
@@ -199,8 +194,7 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
       });
     } finally {
       await probe.end().catch(() => undefined);
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
+      await database.drop();
     }
   });
 

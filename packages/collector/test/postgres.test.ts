@@ -6,6 +6,7 @@ import {
   CollectorProcesses,
   call,
   expectStoredCounts,
+  freshPostgresDatabase,
   mixedRecords,
   mixedRound,
   postgresServer,
@@ -20,24 +21,16 @@ warnSkipped("collector PostgreSQL tests: PostgreSQL cannot be installed here", s
 describe.skipIf(server.unavailable !== undefined)(
   "PostgreSQL: two collector processes share one database",
   () => {
-    const database = `calm_test_${process.pid}_${Date.now()}`;
     let testUrl = "";
+    let database: Awaited<ReturnType<typeof freshPostgresDatabase>> | undefined;
     const processes = new CollectorProcesses();
     beforeAll(async () => {
-      const admin = new pg.Client({ connectionString: server.url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      await admin.end();
-      const url = new URL(server.url!);
-      url.pathname = `/${database}`;
-      testUrl = url.toString();
+      database = await freshPostgresDatabase(server.url!, "two");
+      testUrl = database.url;
     });
     afterAll(async () => {
       await processes.killAll("SIGTERM");
-      const admin = new pg.Client({ connectionString: server.url });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
+      await database?.drop();
     });
 
     it("group commit: batches submitted together share one transaction; an id in two of them is stored once", async () => {

@@ -8,6 +8,7 @@ import { readPlan, sendReports, type WireReport } from "@calm-ldp/client";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
 import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
+import pg from "pg";
 import { afterAll, expect } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { decodeReport } from "../src/decode-report.js";
@@ -47,6 +48,30 @@ export function ciService(script: string, override: string): { url?: string; una
 /** The PostgreSQL server `.ci/setup-postgres` starts (or CALM_LDP_TEST_POSTGRES_URL); see {@link ciService}. */
 export function postgresServer(): { url?: string; unavailable?: string } {
   return ciService("setup-postgres", "CALM_LDP_TEST_POSTGRES_URL");
+}
+
+/**
+ * A fresh database `calm_test_<name>_<pid>_<time>` on the PostgreSQL server at
+ * `serverUrl`: its connection URL, and `drop()` (which forces out any connection left).
+ */
+export async function freshPostgresDatabase(
+  serverUrl: string,
+  name: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const database = `calm_test_${name}_${process.pid}_${Date.now()}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${database}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
 }
 
 /** A fresh temporary directory. */

@@ -1,6 +1,8 @@
 /** @internal C(n, j): exact up to 2^53 - 1, `Infinity` above (from @calm-ldp/random). */
 export { binomialCoefficient as binomial } from "@calm-ldp/random";
 
+import { binomialTable as pascalTable } from "@calm-ldp/random";
+
 /**
  * `table[n * (jMax + 1) + j] = C(n, j)` for `0 <= n <= nMax`, `0 <= j <= jMax`, as
  * an Int32Array (the caller guarantees every entry it reads fits in 31 bits; the
@@ -8,13 +10,5 @@ export { binomialCoefficient as binomial } from "@calm-ldp/random";
  * @internal
  */
 export function binomialTable(nMax: number, jMax: number): Int32Array {
-  const width = jMax + 1;
-  const table = new Int32Array((nMax + 1) * width);
-  for (let n = 0; n <= nMax; n++) {
-    table[n * width] = 1;
-    for (let j = 1; j <= Math.min(n, jMax); j++) {
-      table[n * width + j] = (table[(n - 1) * width + j - 1]! + table[(n - 1) * width + j]!) | 0;
-    }
-  }
-  return table;
+  return Int32Array.from(pascalTable(nMax, jMax));
 }

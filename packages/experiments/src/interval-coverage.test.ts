@@ -84,3 +84,50 @@ describe("CALM interval coverage (analytic path, covering plans)", () => {
     300_000,
   );
 });
+
+describe("CALM interval coverage (bound-based path, Algorithm 1's plans: maximum-entropy answers)", () => {
+  // Sound by construction (>= 95% whatever the true table, conservative), so the check is one-sided:
+  // at least the level minus 4 binomial sd over the pairs (correlation within a repetition makes the
+  // true sd larger; the measured values are 0.99+ in bench/interval-coverage.ts --l auto).
+  const atLeastLevel = (coverage: number, pairs: number) =>
+    expect(coverage).toBeGreaterThanOrEqual(0.95 - 4 * Math.sqrt((0.95 * 0.05) / pairs));
+
+  it.skipIf(!adultExists)(
+    adultExists
+      ? `Adult (${adultPath}), k = 3, eps = 1: every answer maximum-entropy (the bootstrap gave 0.40-0.65 here)`
+      : `Adult: SKIPPED, dataset absent at ${adultPath}`,
+    async () => {
+      const adult = (await loadAdult(adultPath, { c: 4 })).store;
+      const result = calmIntervalCoverage({
+        store: adult,
+        eps: 1,
+        k: 3,
+        repetitions: 200,
+        queries: 3,
+        seed: 10,
+      });
+      expect(result.bounds).toBe(600);
+      atLeastLevel(result.coverage, result.pairs);
+      expect(result.worstCell).toBeGreaterThan(0.9);
+    },
+    300_000,
+  );
+
+  it("Bayesian network (d = 12), k = 3, eps = 2", () => {
+    const bn12 = generateBayesNet(
+      { n: 2 ** 16, d: 12, cardinality: [2, 3, 4, 2, 3, 2, 4, 2, 3, 2, 2, 3], maxParents: 2, strength: 0.6 },
+      seededRng(18),
+    ).store;
+    const result = calmIntervalCoverage({
+      store: bn12,
+      eps: 2,
+      k: 3,
+      repetitions: 200,
+      queries: 3,
+      seed: 11,
+    });
+    expect(result.bounds).toBeGreaterThan(0);
+    expect(result.byMethod.bounds.pairs).toBeGreaterThan(0);
+    atLeastLevel(result.byMethod.bounds.coverage, result.byMethod.bounds.pairs);
+  });
+});

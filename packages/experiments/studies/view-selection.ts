@@ -19,40 +19,28 @@ const NLTCS = new URL("../../../../shared/datasets/nltcs/nltcs.csv", import.meta
 const factory = (id: string): HarnessMethod =>
   createCalmProtocol({ selection: id === "calm-random" ? "random" : "balanced" });
 
+/** The study's setting on one data source: n = 2^16, d = 16, k = 3, 50 queries, both view choices. */
+const study = (data: string, seed: number): ExperimentConfig => ({
+  data,
+  n: 2 ** 16,
+  d: 16,
+  k: 3,
+  eps: [0.2, 0.6, 1, 1.4, 2],
+  methods: ["calm-balanced", "calm-random"],
+  queries: 50,
+  reps: REPS,
+  seed,
+});
+
 const settings: Array<{
   name: string;
   config: ExperimentConfig;
   population?: Awaited<ReturnType<typeof loadDataset>>;
-}> = [
-  {
-    name: "synthetic BN, d = 16",
-    config: {
-      data: "synthetic:bn?strength=0.6&parents=2&seed=7",
-      n: 2 ** 16,
-      d: 16,
-      k: 3,
-      eps: [0.2, 0.6, 1, 1.4, 2],
-      methods: ["calm-balanced", "calm-random"],
-      queries: 50,
-      reps: REPS,
-      seed: 11,
-    },
-  },
-];
+}> = [{ name: "synthetic BN, d = 16", config: study("synthetic:bn?strength=0.6&parents=2&seed=7", 11) }];
 if (existsSync(NLTCS)) {
   settings.push({
     name: "NLTCS, d = 16",
-    config: {
-      data: `nltcs:${NLTCS}`,
-      n: 2 ** 16,
-      d: 16,
-      k: 3,
-      eps: [0.2, 0.6, 1, 1.4, 2],
-      methods: ["calm-balanced", "calm-random"],
-      queries: 50,
-      reps: REPS,
-      seed: 12,
-    },
+    config: study(`nltcs:${NLTCS}`, 12),
     population: await loadDataset(`nltcs:${NLTCS}`, { d: 16 }),
   });
 } else console.error(`nltcs: absent (${NLTCS}), skipped`);

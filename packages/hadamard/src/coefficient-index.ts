@@ -1,5 +1,5 @@
+import { binomialTable } from "@calm-ldp/random";
 import type { CoefficientIndex } from "./api.js";
-import { binomialTable } from "./binomial-table.js";
 import { fail } from "./errors.js";
 
 /**

@@ -28,8 +28,8 @@ export function fwht(data: Float64Array, options: FwhtOptions = {}): Float64Arra
   const block = Math.min(size, BLOCK);
   for (let base = 0; base < size; base += block) transformBlock(data, base, block);
   let h = block;
-  for (; h * 4 <= size; h *= 4) radix4Pass(data, size, h);
-  if (h < size) radix2Pass(data, size, h);
+  for (; h * 4 <= size; h *= 4) radix4Pass(data, 0, size, h);
+  if (h < size) radix2Pass(data, 0, size, h);
   if (scaling !== "none") {
     const factor = scaling === "inverse" ? 1 / size : 1 / Math.sqrt(size);
     for (let i = 0; i < size; i++) data[i]! *= factor;
@@ -50,31 +50,20 @@ function transformBlock(data: Float64Array, base: number, block: number): void {
     }
     h = 2;
   }
-  for (; h * 4 <= block; h *= 4) {
-    for (let i = base; i < end; i += 4 * h) {
-      for (let j = i, stop = i + h; j < stop; j++) butterfly4(data, j, h);
-    }
-  }
-  if (h < block) {
-    for (let i = base; i < end; i += 2 * h) {
-      for (let j = i, stop = i + h; j < stop; j++) {
-        const x = data[j]!;
-        const y = data[j + h]!;
-        data[j] = x + y;
-        data[j + h] = x - y;
-      }
-    }
-  }
+  for (; h * 4 <= block; h *= 4) radix4Pass(data, base, end, h);
+  if (h < block) radix2Pass(data, base, end, h);
 }
 
-function radix4Pass(data: Float64Array, size: number, h: number): void {
-  for (let i = 0; i < size; i += 4 * h) {
+/** Levels h and 2h on data[start .. end) (a multiple of 4h long). */
+function radix4Pass(data: Float64Array, start: number, end: number, h: number): void {
+  for (let i = start; i < end; i += 4 * h) {
     for (let j = i, stop = i + h; j < stop; j++) butterfly4(data, j, h);
   }
 }
 
-function radix2Pass(data: Float64Array, size: number, h: number): void {
-  for (let i = 0; i < size; i += 2 * h) {
+/** Level h on data[start .. end) (a multiple of 2h long). */
+function radix2Pass(data: Float64Array, start: number, end: number, h: number): void {
+  for (let i = start; i < end; i += 2 * h) {
     for (let j = i, stop = i + h; j < stop; j++) {
       const x = data[j]!;
       const y = data[j + h]!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { binomialCoefficient, kSubsets, nextKSubset, popcount32 } from "./counting.js";
+import { binomialCoefficient, binomialTable, kSubsets, nextKSubset, popcount32 } from "./counting.js";
 
 function exactBinomial(n: number, k: number): bigint {
   if (k < 0 || k > n) return 0n;
@@ -93,5 +93,16 @@ describe("kSubsets and nextKSubset", () => {
     while (nextKSubset(subset, 6)) count++;
     expect(count).toBe(20);
     expect(Array.from(subset)).toEqual([3, 4, 5]);
+  });
+});
+
+describe("binomialTable", () => {
+  it("holds C(n, j) for n <= nMax, j <= kMax (0 where j > n)", () => {
+    const table = binomialTable(40, 6);
+    for (let n = 0; n <= 40; n++)
+      for (let j = 0; j <= 6; j++) expect(table[n * 7 + j]).toBe(binomialCoefficient(n, j));
+    expect(binomialTable(3, 5)).toEqual(
+      Float64Array.from([1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 2, 1, 0, 0, 0, 1, 3, 3, 1, 0, 0]),
+    );
   });
 });

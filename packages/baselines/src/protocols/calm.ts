@@ -10,8 +10,9 @@ import {
   createCalmProtocol,
   simulateCalm,
 } from "@calm-ldp/calm-core";
-import type { ReportAggregator } from "@calm-ldp/marginal-algebra";
-import type { BaselineProtocol, BePlan } from "../api.js";
+import type { RecordStore } from "@calm-ldp/marginal-algebra";
+import type { Rng } from "@calm-ldp/random";
+import type { BePlan } from "../api.js";
 import {
   type BinaryCalmSynopsis,
   binaryCalmEstimate,
@@ -19,11 +20,15 @@ import {
   binaryCalmReport,
   planBinaryCalm,
 } from "../binary-calm.js";
+import type { RegistryMethod } from "./family.js";
+
+/** CALM's per-user path (every record through the real client kernel): `simulateCalm` with path "per-user". */
+function calmPerUser(plan: CalmPlan, data: RecordStore, rng: Rng): CalmAggregator {
+  return simulateCalm(plan, data, rng, { path: "per-user" });
+}
 
 /** CALM in the registry: calm-core's protocol plus its per-user path. */
-export interface CalmMethod extends BaselineProtocol<CalmPlan, CalmReport> {
-  estimate(plan: CalmPlan, aggregator: ReportAggregator<CalmReport>): CalmSynopsis;
-}
+export type CalmMethod = RegistryMethod<CalmPlan, CalmReport, CalmSynopsis>;
 
 /**
  * CALM itself (calm-core's `createCalmProtocol`), with `simulatePerUser` =
@@ -32,19 +37,11 @@ export interface CalmMethod extends BaselineProtocol<CalmPlan, CalmReport> {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createCalm(options: CalmProtocolOptions = {}): CalmMethod {
-  const calm = createCalmProtocol(options);
-  return {
-    ...calm,
-    id: "calm",
-    label: "CALM",
-    simulatePerUser: (plan, data, rng) => simulateCalm(plan, data, rng, { path: "per-user" }),
-  };
+  return { ...createCalmProtocol(options), id: "calm", label: "CALM", simulatePerUser: calmPerUser };
 }
 
 /** calm-plus in the registry: CALM's protocol and reports, calm-core's `estimateCalmPlus`. */
-export interface CalmPlusMethod extends BaselineProtocol<CalmPlan, CalmReport> {
-  estimate(plan: CalmPlan, aggregator: ReportAggregator<CalmReport>): CalmPlusSynopsis;
-}
+export type CalmPlusMethod = RegistryMethod<CalmPlan, CalmReport, CalmPlusSynopsis>;
 
 /**
  * calm-plus (calm-core's `createCalmPlusProtocol`): the same plan, reports,
@@ -52,19 +49,16 @@ export interface CalmPlusMethod extends BaselineProtocol<CalmPlan, CalmReport> {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createCalmPlus(options: CalmPlusProtocolOptions = {}): CalmPlusMethod {
-  const plus = createCalmPlusProtocol(options);
   return {
-    ...plus,
+    ...createCalmPlusProtocol(options),
     id: "calm-plus",
     label: "CALM+",
-    simulatePerUser: (plan, data, rng) => simulateCalm(plan, data, rng, { path: "per-user" }),
+    simulatePerUser: calmPerUser,
   };
 }
 
 /** BE (CALM §5): CALM on the binary encoding of the attributes. */
-export interface BeMethod extends BaselineProtocol<BePlan, CalmReport> {
-  estimate(plan: BePlan, aggregator: ReportAggregator<CalmReport>): BinaryCalmSynopsis;
-}
+export type BeMethod = RegistryMethod<BePlan, CalmReport, BinaryCalmSynopsis>;
 
 /** BE: CALM run on the binary encoding (calm-core's plan, client, estimate and simulation on the encoded bits).
  * Building the method is O(1); its costs are those of its family functions. */

@@ -1,24 +1,9 @@
 import type { AttributePlan, AttributeReport, EmOptions, EmSynopsis } from "../api.js";
-import {
-  AttributeAggregator,
-  attributeEstimate,
-  attributePerUser,
-  attributeReport,
-  planAttributes,
-} from "../attribute-kernel.js";
-import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
+import { ATTRIBUTE_KERNELS } from "../attribute-kernel.js";
+import { familyMethod, type RegistryMethod } from "./family.js";
 
 /** EM and InpEM: their synopsis answers with EM diagnostics. */
-export type EmMethod = FamilyMethod<AttributePlan, AttributeReport, EmSynopsis>;
-
-/** EM's answers are distributions already: `answers` is checked but not used. */
-const ATTRIBUTES: MethodFamily<AttributePlan, AttributeReport, EmOptions, EmSynopsis> = {
-  plan: planAttributes,
-  report: attributeReport,
-  Aggregator: AttributeAggregator,
-  estimate: (plan, aggregator, _answers, options) => attributeEstimate(plan, aggregator, options),
-  simulatePerUser: attributePerUser,
-};
+export type EmMethod = RegistryMethod<AttributePlan, AttributeReport, EmSynopsis>;
 
 /**
  * EM (CALM §3.6, appendix A.2): every attribute through GRR with eps/d; each
@@ -27,7 +12,7 @@ const ATTRIBUTES: MethodFamily<AttributePlan, AttributeReport, EmOptions, EmSyno
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createEm(options: EmOptions = {}): EmMethod {
-  return familyMethod(ATTRIBUTES, "em", "EM", options);
+  return familyMethod(ATTRIBUTE_KERNELS, "em", "EM", options);
 }
 
 /**
@@ -38,5 +23,5 @@ export function createEm(options: EmOptions = {}): EmMethod {
  * Building the method is O(1); its costs are those of its family functions.
  */
 export function createInpEm(options: EmOptions = {}): EmMethod {
-  return familyMethod(ATTRIBUTES, "inpem", "InpEM", options);
+  return familyMethod(ATTRIBUTE_KERNELS, "inpem", "InpEM", options);
 }

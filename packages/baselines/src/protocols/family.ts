@@ -1,4 +1,10 @@
-import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import type {
+  MarginalSynopsis,
+  ProtocolParameters,
+  ProtocolPlan,
+  RecordStore,
+  ReportAggregator,
+} from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import { checkAnswers } from "../answers.js";
 import type {
@@ -36,8 +42,8 @@ export interface MethodFamily<
   readonly expectedSse?: BaselineProtocol<Plan, Report>["expectedSse"];
 }
 
-/** A method of a family: a label, the per-user path, and its synopsis type. */
-export interface FamilyMethod<Plan extends BaselinePlanBase, Report, Synopsis extends BaselineSynopsis>
+/** A method of the registry: a {@link BaselineProtocol} with its label, its per-user path and its synopsis type. */
+export interface RegistryMethod<Plan extends ProtocolPlan, Report, Synopsis extends MarginalSynopsis>
   extends BaselineProtocol<Plan, Report> {
   readonly label: string;
   estimate(plan: Plan, aggregator: ReportAggregator<Report>): Synopsis;
@@ -60,7 +66,7 @@ export function familyMethod<
   label: string,
   options: Options,
   countLevel = true,
-): FamilyMethod<Plan, Report, Synopsis> {
+): RegistryMethod<Plan, Report, Synopsis> {
   const answers = checkAnswers(id, options.answers);
   const { Aggregator, simulate, expectedSse } = family;
   return {

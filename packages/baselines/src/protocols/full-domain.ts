@@ -1,27 +1,11 @@
 import type { BaselineOptions, FullDomainPlan, FullDomainReport } from "../api.js";
 import { expectedSseFullDomain } from "../expected-sse.js";
-import {
-  FullDomainAggregator,
-  type FullDomainSynopsis,
-  fullDomainEstimate,
-  fullDomainPerUser,
-  fullDomainReport,
-  fullDomainSimulate,
-  planFullDomain,
-} from "../full-domain-kernel.js";
-import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
+import { FULL_DOMAIN_KERNELS, type FullDomainSynopsis } from "../full-domain-kernel.js";
+import { familyMethod, type RegistryMethod } from "./family.js";
 
-type FullDomainMethod = FamilyMethod<FullDomainPlan, FullDomainReport, FullDomainSynopsis>;
+type FullDomainMethod = RegistryMethod<FullDomainPlan, FullDomainReport, FullDomainSynopsis>;
 
-const FULL_DOMAIN: MethodFamily<FullDomainPlan, FullDomainReport, BaselineOptions, FullDomainSynopsis> = {
-  plan: planFullDomain,
-  report: fullDomainReport,
-  Aggregator: FullDomainAggregator,
-  estimate: fullDomainEstimate,
-  simulate: fullDomainSimulate,
-  simulatePerUser: fullDomainPerUser,
-  expectedSse: expectedSseFullDomain,
-};
+const FULL_DOMAIN = { ...FULL_DOMAIN_KERNELS, expectedSse: expectedSseFullDomain };
 
 /**
  * FC (CALM §3.3): every user reports her whole record, a cell of the full

@@ -1,27 +1,11 @@
 import type { BaselineOptions, GroupPlan, GroupReport } from "../api.js";
 import { expectedSseGroups } from "../expected-sse.js";
-import {
-  GroupAggregator,
-  type GroupSynopsis,
-  groupEstimate,
-  groupPerUser,
-  groupReport,
-  groupSimulate,
-  planGroups,
-} from "../group-kernel.js";
-import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
+import { GROUP_KERNELS, type GroupSynopsis } from "../group-kernel.js";
+import { familyMethod, type RegistryMethod } from "./family.js";
 
-type GroupMethod = FamilyMethod<GroupPlan, GroupReport, GroupSynopsis>;
+type GroupMethod = RegistryMethod<GroupPlan, GroupReport, GroupSynopsis>;
 
-const GROUPS: MethodFamily<GroupPlan, GroupReport, BaselineOptions, GroupSynopsis> = {
-  plan: planGroups,
-  report: groupReport,
-  Aggregator: GroupAggregator,
-  estimate: groupEstimate,
-  simulate: groupSimulate,
-  simulatePerUser: groupPerUser,
-  expectedSse: expectedSseGroups,
-};
+const GROUPS = { ...GROUP_KERNELS, expectedSse: expectedSseGroups };
 
 /**
  * AM (CALM §3.4): users split uniformly into C(d, k) groups, one per k-way

@@ -1,27 +1,11 @@
 import type { BaselineOptions, HadamardPlan, HadamardReport } from "../api.js";
 import { expectedSseHadamard } from "../expected-sse.js";
-import {
-  HadamardAggregator,
-  type HadamardSynopsis,
-  hadamardEstimate,
-  hadamardPerUser,
-  hadamardReport,
-  hadamardSimulate,
-  planHadamard,
-} from "../hadamard-kernel.js";
-import { type FamilyMethod, familyMethod, type MethodFamily } from "./family.js";
+import { HADAMARD_KERNELS, type HadamardSynopsis } from "../hadamard-kernel.js";
+import { familyMethod, type RegistryMethod } from "./family.js";
 
-type HadamardMethod = FamilyMethod<HadamardPlan, HadamardReport, HadamardSynopsis>;
+type HadamardMethod = RegistryMethod<HadamardPlan, HadamardReport, HadamardSynopsis>;
 
-const HADAMARD: MethodFamily<HadamardPlan, HadamardReport, BaselineOptions, HadamardSynopsis> = {
-  plan: planHadamard,
-  report: hadamardReport,
-  Aggregator: HadamardAggregator,
-  estimate: hadamardEstimate,
-  simulate: hadamardSimulate,
-  simulatePerUser: hadamardPerUser,
-  expectedSse: expectedSseHadamard,
-};
+const HADAMARD = { ...HADAMARD_KERNELS, expectedSse: expectedSseHadamard };
 
 /**
  * InpHT (Cormode et al. §4.2, ../../../../docs/algorithms.md#hadamard-methods): each user reports one Hadamard

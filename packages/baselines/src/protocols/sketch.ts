@@ -1,19 +1,6 @@
 import type { HadamardSketchReport, SketchOptions, SketchPlan, SketchReport } from "../api.js";
-import {
-  CmsAggregator,
-  cmsEstimate,
-  cmsPerUser,
-  cmsReport,
-  cmsSimulate,
-  HcmsAggregator,
-  hcmsEstimate,
-  hcmsPerUser,
-  hcmsReport,
-  hcmsSimulate,
-  planSketch,
-  type SketchSynopsis,
-} from "../sketch-kernel.js";
-import { type FamilyMethod, familyMethod } from "./family.js";
+import { CMS_KERNELS, HCMS_KERNELS, type SketchSynopsis } from "../sketch-kernel.js";
+import { familyMethod, type RegistryMethod } from "./family.js";
 
 /**
  * InpCMS (Cormode et al. appendix B.2; Apple's count-mean sketch): each user picks
@@ -24,16 +11,8 @@ import { type FamilyMethod, familyMethod } from "./family.js";
  */
 export function createInpCms(
   options: SketchOptions = {},
-): FamilyMethod<SketchPlan, SketchReport, SketchSynopsis> {
-  const family = {
-    plan: planSketch,
-    report: cmsReport,
-    Aggregator: CmsAggregator,
-    estimate: cmsEstimate,
-    simulate: cmsSimulate,
-    simulatePerUser: cmsPerUser,
-  };
-  return familyMethod(family, "inpcms", "InpCMS", options);
+): RegistryMethod<SketchPlan, SketchReport, SketchSynopsis> {
+  return familyMethod(CMS_KERNELS, "inpcms", "InpCMS", options);
 }
 
 /**
@@ -44,14 +23,6 @@ export function createInpCms(
  */
 export function createInpHtCms(
   options: SketchOptions = {},
-): FamilyMethod<SketchPlan, HadamardSketchReport, SketchSynopsis> {
-  const family = {
-    plan: planSketch,
-    report: hcmsReport,
-    Aggregator: HcmsAggregator,
-    estimate: hcmsEstimate,
-    simulate: hcmsSimulate,
-    simulatePerUser: hcmsPerUser,
-  };
-  return familyMethod(family, "inphtcms", "InpHTCMS", options);
+): RegistryMethod<SketchPlan, HadamardSketchReport, SketchSynopsis> {
+  return familyMethod(HCMS_KERNELS, "inphtcms", "InpHTCMS", options);
 }

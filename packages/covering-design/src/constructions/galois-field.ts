@@ -91,15 +91,25 @@ function polyMulMod(a: number[], b: number[], modulus: number[], p: number): num
   const product = new Array<number>(a.length + b.length - 1).fill(0);
   for (let i = 0; i < a.length; i++)
     for (let j = 0; j < b.length; j++) product[i + j] = (product[i + j]! + a[i]! * b[j]!) % p;
+  reduceModulo(product, modulus, p);
   const degree = modulus.length - 1;
-  for (let i = product.length - 1; i >= degree; i--) {
-    const c = product[i]!;
-    if (c === 0) continue;
-    for (let j = 0; j <= degree; j++)
-      product[i - degree + j] = (((product[i - degree + j]! - c * modulus[j]!) % p) + p) % p;
-  }
   while (product.length < degree) product.push(0);
   return product;
+}
+
+/**
+ * In place: `poly` (coefficients over GF(p), lowest first) reduced modulo the monic
+ * `modulus` of degree m; the remainder is `poly[0 .. m)`, the higher entries end 0.
+ * O(poly.length * m).
+ */
+function reduceModulo(poly: number[], modulus: readonly number[], p: number): void {
+  const degree = modulus.length - 1;
+  for (let i = poly.length - 1; i >= degree; i--) {
+    const c = poly[i]!;
+    if (c === 0) continue;
+    for (let j = 0; j <= degree; j++)
+      poly[i - degree + j] = (((poly[i - degree + j]! - c * modulus[j]!) % p) + p) % p;
+  }
 }
 
 /** The first monic irreducible polynomial of degree m over GF(p) (no monic factor of degree 1..m/2). */
@@ -124,12 +134,6 @@ function irreducible(p: number, m: number): number[] {
 
 function remainderIsZero(dividend: number[], divisor: number[], p: number): boolean {
   const rest = dividend.slice();
-  const degree = divisor.length - 1;
-  for (let i = rest.length - 1; i >= degree; i--) {
-    const c = rest[i]!;
-    if (c === 0) continue;
-    for (let j = 0; j <= degree; j++)
-      rest[i - degree + j] = (((rest[i - degree + j]! - c * divisor[j]!) % p) + p) % p;
-  }
-  return rest.slice(0, degree).every((c) => c === 0);
+  reduceModulo(rest, divisor, p);
+  return rest.slice(0, divisor.length - 1).every((c) => c === 0);
 }
