@@ -7,7 +7,7 @@ import {
   ORACLE_NAMES,
 } from "@calm-ldp/frequency-oracles";
 import { seededRng } from "@calm-ldp/random";
-import { type Command, UsageError } from "../cli-kit.js";
+import { type Command, type OptionSpec, UsageError } from "../cli-kit.js";
 
 interface AuditOptions {
   oracle: string;
@@ -18,6 +18,14 @@ interface AuditOptions {
   confidence: number;
   seed?: number;
 }
+
+/** `--oracle <name>`, one of the frequency oracles' names (audit and fo-bench). */
+export const ORACLE_OPTION: OptionSpec = {
+  type: "string",
+  description: "oracle name",
+  required: true,
+  choices: ORACLE_NAMES,
+};
 
 /** Create the oracle, turning parameter errors (e.g. rr with D != 2) into usage errors. */
 export function oracleForCommand(
@@ -39,7 +47,7 @@ export const auditCommand: Command = {
   summary:
     "Privacy audit of a frequency oracle: the exact worst log-ratio of its output law, and a 99% Clopper-Pearson lower bound on the eps its real sampler achieves.",
   options: {
-    oracle: { type: "string", description: "oracle name", required: true, choices: ORACLE_NAMES },
+    oracle: ORACLE_OPTION,
     eps: { type: "number", description: "privacy budget", required: true, min: 1e-6, max: 20 },
     domain: { type: "integer", description: "domain size D (values 0..D-1)", required: true, min: 2 },
     samples: {

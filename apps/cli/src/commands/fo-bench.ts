@@ -1,7 +1,7 @@
-import { type FrequencyOracle, ORACLE_NAMES, valueCounts, zipfValues } from "@calm-ldp/frequency-oracles";
+import { type FrequencyOracle, valueCounts, zipfValues } from "@calm-ldp/frequency-oracles";
 import { cryptoRng, seededRng } from "@calm-ldp/random";
 import type { Command } from "../cli-kit.js";
-import { oracleForCommand } from "./audit.js";
+import { ORACLE_OPTION, oracleForCommand } from "./audit.js";
 
 interface FoBenchOptions {
   oracle: string;
@@ -46,7 +46,7 @@ export const foBenchCommand: Command = {
   summary:
     "Time a frequency oracle on Zipf data: perturb every user (per-user path, cryptoRng) or simulate the counts, aggregate, estimate; report seconds (best of --repeats) and the error.",
   options: {
-    oracle: { type: "string", description: "oracle name", required: true, choices: ORACLE_NAMES },
+    oracle: ORACLE_OPTION,
     n: { type: "integer", description: "number of users", default: 1_000_000, min: 1, max: 2 ** 31 },
     domain: { type: "integer", description: "domain size D", default: 64, min: 2 },
     eps: { type: "number", description: "privacy budget", default: 1, min: 1e-6, max: 20 },
