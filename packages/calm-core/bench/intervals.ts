@@ -28,7 +28,8 @@ const plan = planCalm({ schema: data.schema, n, eps, k });
 const aggregator = simulateCalm(plan, data, seededRng(2));
 const pick = seededRng(3);
 const wide = plan.views.map((v) => v.attributes).filter((a) => a.length >= k);
-if (wide.length === 0) throw new Error(`no view has k = ${k} attributes (plan l = ${plan.l}): raise --n or lower --k`);
+if (wide.length === 0)
+  throw new Error(`no view has k = ${k} attributes (plan l = ${plan.l}): raise --n or lower --k`);
 const queries: number[][] = [];
 while (queries.length < count) {
   const view = wide[uniformInt(pick, wide.length)]!;
