@@ -14,15 +14,8 @@ import { generateBayesNet } from "@calm-ldp/datasets";
 import { contingencyTable, createTable } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
-import {
-  chiSquareIndependence,
-  chowLiuTree,
-  classifyFromMarginal,
-  loadLibsvm,
-  sampleMarginal,
-  sampleModel,
-  viewsModel,
-} from "../src/index.js";
+import { chiSquareIndependence, chowLiuTree, sampleMarginal, sampleModel, viewsModel } from "../src/index.js";
+import { classifyFromMarginal, loadLibsvm } from "../src/node.js";
 
 let sink = 0;
 const rng = seededRng(1);

@@ -8,7 +8,6 @@ export {
 } from "./chi-square-distribution.js";
 export { chiSquareIndependence } from "./chi-square-test.js";
 export { chowLiuTree, treeWeight } from "./chow-liu.js";
-export { classifyFromMarginal, encodeFeatures, majorityLabel, misclassificationRate } from "./classify.js";
 export { InvalidAnalysisError } from "./errors.js";
 export { groupCategories } from "./group-categories.js";
 export { marginalModel } from "./marginal-model.js";
@@ -33,6 +32,5 @@ export {
 export { sampleMarginal } from "./sample-marginal.js";
 export { sampleModel } from "./sample-model.js";
 export { summarizeRows } from "./summarize-rows.js";
-export { loadLibsvm, trainSvm } from "./svm.js";
 export { synopsisModel } from "./synopsis-model.js";
 export { viewsModel } from "./views-model.js";

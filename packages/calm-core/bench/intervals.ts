@@ -27,10 +27,12 @@ const data = markovStore(seededRng(1), n, new Array(d).fill(2), 0.6);
 const plan = planCalm({ schema: data.schema, n, eps, k });
 const aggregator = simulateCalm(plan, data, seededRng(2));
 const pick = seededRng(3);
+const wide = plan.views.map((v) => v.attributes).filter((a) => a.length >= k);
+if (wide.length === 0)
+  throw new Error(`no view has k = ${k} attributes (plan l = ${plan.l}): raise --n or lower --k`);
 const queries: number[][] = [];
 while (queries.length < count) {
-  const view = plan.views[uniformInt(pick, plan.views.length)]!.attributes;
-  if (view.length < k) continue;
+  const view = wide[uniformInt(pick, wide.length)]!;
   const chosen = new Set<number>();
   while (chosen.size < k) chosen.add(view[uniformInt(pick, view.length)]!);
   queries.push([...chosen].sort((a, b) => a - b));

@@ -1,10 +1,7 @@
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDuckDbStorage } from "../src/duckdb.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   type CollectorStorage,
   InvalidParameterError,
@@ -12,7 +9,7 @@ import {
   type RunningCollector,
   startCollector,
 } from "../src/index.js";
-import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+import { createRound, duckdbCollectors, mixedRecords, roundBody, TOKEN } from "./support.js";
 
 const ALLOWED = "http://app.example.test:8080";
 const SECOND = "https://other-allowed.example.test";
@@ -45,7 +42,7 @@ describe("parseAllowedOrigins", () => {
 });
 
 describe("CORS: browsers on allowed origins reach the plan and report endpoints, nothing else", () => {
-  const dir = tempDir();
+  const collectors = duckdbCollectors();
   let storage: CollectorStorage;
   let collector: RunningCollector;
   let closedByDefault: RunningCollector;
@@ -54,18 +51,9 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
   const records = mixedRecords(50, 5);
 
   beforeAll(async () => {
-    storage = await openDuckDbStorage(join(dir, "cors.duckdb"));
-    collector = await startCollector({ storage, adminToken: TOKEN, allowOrigins: [ALLOWED, SECOND] });
+    ({ collector, storage } = await collectors.start("cors.duckdb", { allowOrigins: [ALLOWED, SECOND] }));
     ({ round, plan } = await createRound(collector.url, roundBody(records, 1, 2, 1000)));
-    closedByDefault = await startCollector({
-      storage: await openDuckDbStorage(join(dir, "default.duckdb")),
-      adminToken: TOKEN,
-    });
-  });
-  afterAll(async () => {
-    await collector.close();
-    await closedByDefault.close();
-    rmSync(dir, { recursive: true, force: true });
+    ({ collector: closedByDefault } = await collectors.start("default.duckdb"));
   });
 
   const reportsBody = (from: number, count: number) => {

@@ -6,12 +6,12 @@ import { seededRng } from "@calm-ldp/random";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type RunningCollector, startCollector } from "../src/index.js";
-import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+import { createRound, duckdbCollectors, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
 
 const ORIGIN = "http://page.example.test";
 
 describe("rate limit per client address", () => {
-  const dir = tempDir();
+  const collectors = duckdbCollectors();
   let limited: RunningCollector;
   let open: RunningCollector;
   let round = "";
@@ -19,21 +19,11 @@ describe("rate limit per client address", () => {
   const records = mixedRecords(100, 9);
 
   beforeAll(async () => {
-    limited = await startCollector({
-      storage: await openDuckDbStorage(join(dir, "limited.duckdb")),
-      adminToken: TOKEN,
+    ({ collector: limited } = await collectors.start("limited.duckdb", {
       rateLimit: { perSecond: 2, burst: 5 },
       allowOrigins: [ORIGIN],
-    });
-    open = await startCollector({
-      storage: await openDuckDbStorage(join(dir, "open.duckdb")),
-      adminToken: TOKEN,
-    });
-  });
-  afterAll(async () => {
-    await limited.close();
-    await open.close();
-    rmSync(dir, { recursive: true, force: true });
+    }));
+    ({ collector: open } = await collectors.start("open.duckdb"));
   });
 
   it("answers 429 rate-limited with Retry-After beyond the burst, counts it, stores nothing of it, and recovers", async () => {
@@ -110,7 +100,7 @@ describe("rate limit per client address", () => {
   });
 
   it("refuses a malformed limit at start", async () => {
-    const storage = await openDuckDbStorage(join(dir, "bad.duckdb"));
+    const storage = await openDuckDbStorage(join(collectors.dir, "bad.duckdb"));
     await expect(startCollector({ storage, adminToken: TOKEN, rateLimit: { perSecond: 0 } })).rejects.toThrow(
       /requests per second must be > 0/,
     );

@@ -1,4 +1,4 @@
-import { classifyFromMarginal, majorityLabel, misclassificationRate } from "@calm-ldp/analyses";
+import { classifyFromMarginal, majorityLabel, misclassificationRate } from "@calm-ldp/analyses/node";
 import { type LoadedDataset, sampleUsers } from "@calm-ldp/datasets";
 import { fail } from "@calm-ldp/errors";
 import { contingencyTable, selectRecords } from "@calm-ldp/marginal-algebra";
