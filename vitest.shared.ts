@@ -1,37 +1,16 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type ViteUserConfig } from "vitest/config";
+import { workspaceSourceAliases } from "./workspace-source-aliases.ts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const packagesDir = join(root, "packages");
 
 /**
  * Every workspace package, and each subpath it exports (`@calm-ldp/datasets/node`),
- * resolves to its TypeScript source: tests never need a build. A subpath `./x`
- * maps to `src/x.ts`, or `src/x/index.ts` when that is where it lives.
+ * resolves to its TypeScript source: tests never need a build.
  */
-const sourceAliases = readdirSync(packagesDir, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, "package.json")))
-  .flatMap((entry) => {
-    const dir = join(packagesDir, entry.name);
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
-      exports?: Record<string, unknown>;
-    };
-    const subpaths = Object.keys(manifest.exports ?? {}).filter(
-      (key) => key !== "." && key !== "./package.json",
-    );
-    return [
-      ...subpaths.map((key) => {
-        const sub = key.slice(2);
-        const file = existsSync(join(dir, "src", `${sub}.ts`))
-          ? join(dir, "src", `${sub}.ts`)
-          : join(dir, "src", sub, "index.ts");
-        return { find: new RegExp(`^@calm-ldp/${entry.name}/${sub}$`), replacement: file };
-      }),
-      { find: new RegExp(`^@calm-ldp/${entry.name}$`), replacement: join(dir, "src", "index.ts") },
-    ];
-  });
+const sourceAliases = workspaceSourceAliases(packagesDir);
 
 /** The shared vitest setup; a package's own `vitest.config.ts` is `export default packageTestConfig()`. */
 export function packageTestConfig(overrides: ViteUserConfig = {}) {
