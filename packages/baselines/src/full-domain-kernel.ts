@@ -11,6 +11,7 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
+import type { IntervalOptions, IntervalTable } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -22,7 +23,6 @@ import type {
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, storeMasks } from "./encoding.js";
 import { CannotRunError, tooLarge } from "./errors.js";
 import { groupInterval } from "./group-interval.js";
-import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import type { IntervalSynopsis } from "./intervals.js";
 import { marginalizeMixed } from "./marginalize.js";
 import {
@@ -243,7 +243,6 @@ export function fullDomainEstimate(
       // One group holding every user: the oracle's covariance minus the population's own
       // sampling term (the truth is this population's table). Linear, so analytic.
       return groupInterval(
-        `${plan.method}.query`,
         [
           {
             table: full,
@@ -255,9 +254,12 @@ export function fullDomainEstimate(
         ],
         size,
         counts.reports,
-        options,
-        linear,
-        (cells) => finishAnswer(linear(cells), post),
+        {
+          where: `${plan.method}.query`,
+          options,
+          linear,
+          released: (cells) => finishAnswer(linear(cells), post),
+        },
       );
     }
     const cells = marginalizeMixed(full, runtime.radices, q, new Float64Array(size));

@@ -11,13 +11,13 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { partition, type Rng, uniformInt } from "@calm-ldp/random";
+import type { IntervalOptions, IntervalTable } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type { AnswerPostProcessing, BaselineOptions, GroupPlan, GroupReport } from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime } from "./encoding.js";
 import { tooLarge } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
-import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 import type { IntervalSynopsis } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
@@ -225,7 +225,6 @@ export function groupEstimate(
     const positionsIn = (g: number) => q.map((a) => runtime.index.groups[g]!.indexOf(a));
     if (options !== undefined) {
       return groupInterval(
-        `${plan.method}.query`,
         used.map((g) => ({
           table: tables[g]!,
           radices: runtime.radices[g]!,
@@ -235,9 +234,12 @@ export function groupEstimate(
         })),
         size,
         counts.reports,
-        options,
-        linear,
-        (cells) => finishAnswer(linear(cells), post),
+        {
+          where: `${plan.method}.query`,
+          options,
+          linear,
+          released: (cells) => finishAnswer(linear(cells), post),
+        },
       );
     }
     const mean = meanOfMarginals(used.length, size, (i) => ({

@@ -6,6 +6,7 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
+import type { IntervalAnswer, IntervalOptions, IntervalTable } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type { AnswerPostProcessing, BaselineOptions, HadamardPlan, HadamardReport } from "./api.js";
 import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
@@ -17,13 +18,7 @@ import {
   inputEntries,
   marginalEntries,
 } from "./hadamard-coefficient-entries.js";
-import {
-  coefficientInterval,
-  coefficientVarianceOf,
-  hadamardInterval,
-  type IntervalOptions,
-  type IntervalTable,
-} from "./hadamard-interval.js";
+import { coefficientInterval, coefficientVarianceOf, hadamardInterval } from "./hadamard-interval.js";
 import type { IntervalSynopsis } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
@@ -262,21 +257,19 @@ export function hadamardEstimate(
     answerTable(encoding, encoding.cardinalities, q, cells);
   const finish = (q: readonly number[], cells: Float64Array): MarginalTable =>
     finishAnswer(linear(q, cells), post);
+  const intervalAnswer = (q: readonly number[], options: IntervalOptions): IntervalAnswer => ({
+    where: `${plan.method}.query`,
+    options,
+    linear: (cells) => linear(q, cells),
+    released: (cells) => finish(q, cells),
+  });
   function query(attributes: readonly number[]): MarginalTable;
   function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
   function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
     const q = checkQuery(`${plan.method}.query`, attributes, d);
     if (options !== undefined) {
       if (runtime.lookup === undefined) return margHtInterval(q, options);
-      return hadamardInterval(
-        plan,
-        theta,
-        tallies.counts,
-        runtime.lookup(q),
-        options,
-        (cells) => linear(q, cells),
-        (cells) => finish(q, cells),
-      );
+      return hadamardInterval(plan, theta, tallies.counts, runtime.lookup(q), intervalAnswer(q, options));
     }
     if (runtime.lookup !== undefined) {
       const lookup = runtime.lookup(q);
@@ -347,15 +340,7 @@ export function hadamardEstimate(
         variance[m]! += coefficientVarianceOf(plan, theta[e]!, tallies.counts[e]!) / (u * u);
       }
     }
-    return coefficientInterval(
-      `${plan.method}.query`,
-      local,
-      variance,
-      n,
-      options,
-      (cells) => linear(q, cells),
-      (cells) => finish(q, cells),
-    );
+    return coefficientInterval(local, variance, n, intervalAnswer(q, options));
   }
   return { plan, theta, query };
 }

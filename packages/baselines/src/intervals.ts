@@ -1,6 +1,6 @@
 import type { MarginalSynopsis, MarginalTable } from "@calm-ldp/marginal-algebra";
+import type { IntervalOptions, IntervalTable } from "./analytic-interval.js";
 import type { BaselineSynopsis, MethodId } from "./api.js";
-import type { IntervalOptions, IntervalTable } from "./hadamard-interval.js";
 
 /** Methods whose `query(attributes, { interval })` returns confidence intervals (README: which and why). */
 export const INTERVAL_METHODS: readonly MethodId[] = Object.freeze([
