@@ -88,7 +88,7 @@ describe("analytic interval variance equals the dense Jacobian reference", () =>
     [0.5, 3, 4],
   ] as const) {
     it(`eps ${eps}, k ${k}, views of ${l}`, () => {
-      const plan = planCalm({ schema: store.schema, n, eps, k, l });
+      const plan = planCalm({ schema: store.schema, n, eps, k }, { l });
       const aggregator = simulateCalm(plan, store, seededRng(12));
       const synopsis = estimateCalm(plan, aggregator);
       const reports = aggregator.reportsPerView();
