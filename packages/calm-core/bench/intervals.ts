@@ -8,8 +8,10 @@
  * <= 2 x (release + 50 point queries), median over rounds after an equal JIT warm-up.
  *
  * Run (from packages/calm-core):
- *   flock /work/coord/bench.lock nice -n 10 npx tsx bench/intervals.ts [--n 1048576] [--d 32] [--k 3] [--eps 1] [--B 20] [--warmup 3] [--rounds 9]
+ *   flock /work/coord/bench.lock nice -n 10 npx tsx bench/intervals.ts [--n 1048576] [--d 32] [--k 3] [--eps 1] [--B 20] [--warmup 10] [--rounds 15]
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { seededRng, uniformInt } from "@calm-ldp/random";
 import { estimateCalm, planCalm, simulateCalm } from "../src/index.js";
 import { markovStore } from "../src/test-support.js";
@@ -44,41 +46,70 @@ console.log(
 // Rounds: each a fresh release (estimateCalm), the 50 point answers and the same 50 queries
 // with 95% analytic intervals on it (the order of the two alternates between rounds). The
 // first `warmup` rounds are not counted (both sides get the same JIT warm-up: a server answers
-// many queries); round 1 (cold) is printed apart. Ratio per round, median over the rounds.
-const warmup = argument("warmup", 3);
-const rounds = argument("rounds", 9);
-interface Round {
-  release: number;
-  point: number;
-  interval: number;
-  firstQuery: number;
-  width: number;
-  ratio: number;
+// many queries; the interval path's numeric loops reach optimised code after ~8 rounds); the
+// cold round 1 and the warm-up rounds' ratios are printed apart. Ratio per round, median over
+// the rounds. Each part is timed on the wall clock and in this process's CPU time
+// (process.cpuUsage, all its threads: GC and compiler included), which other jobs on a shared
+// machine disturb less. The heap is collected before each timed part (outside its timing), so
+// no part pays for the garbage of another; each still pays for collecting its own.
+const warmup = argument("warmup", 10);
+const rounds = argument("rounds", 15);
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+const cpuNow = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+/** Milliseconds of wall clock and of CPU time spent by `run`, and its result. */
+function timed<T>(run: () => T): { wall: number; cpu: number; value: T } {
+  collect();
+  const cpu0 = cpuNow();
+  const wall0 = process.hrtime.bigint();
+  const value = run();
+  return { wall: ms(wall0), cpu: cpuNow() - cpu0, value };
 }
+interface Part {
+  wall: number;
+  cpu: number;
+}
+interface Round {
+  release: Part;
+  point: Part;
+  interval: Part;
+  firstQuery: Part;
+  width: number;
+}
+const ratioOf = (r: Round, clock: keyof Part) =>
+  (r.release[clock] + r.interval[clock]) / (r.release[clock] + r.point[clock]);
 const measured: Round[] = [];
+const warmupRatios: number[] = [];
 let cold: Round | undefined;
 for (let r = 0; r < warmup + rounds; r++) {
-  let t = process.hrtime.bigint();
-  const synopsis = estimateCalm(plan, aggregator);
-  const release = ms(t);
-  const points = () => {
-    t = process.hrtime.bigint();
-    for (const q of queries) synopsis.query(q);
-    return ms(t);
-  };
+  const release = timed(() => estimateCalm(plan, aggregator));
+  const synopsis = release.value;
+  const points = () =>
+    timed(() => {
+      for (const q of queries) synopsis.query(q);
+    });
   const intervals = () => {
-    t = process.hrtime.bigint();
-    let firstQuery = 0;
     let width = 0;
-    for (const [i, q] of queries.entries()) {
-      const answer = synopsis.query(q, { interval: 0.95 });
-      if (i === 0) firstQuery = ms(t);
-      if (answer.intervalMethod !== "analytic") throw new Error("expected the analytic path");
-      width += answer.upper[0]! - answer.lower[0]!;
-    }
-    return { interval: ms(t), firstQuery, width: width / count };
+    const first = timed(() => synopsis.query(queries[0]!, { interval: 0.95 }));
+    const rest = timed(() => {
+      for (const q of queries.slice(1)) {
+        const answer = synopsis.query(q, { interval: 0.95 });
+        if (answer.intervalMethod !== "analytic") throw new Error("expected the analytic path");
+        width += answer.upper[0]! - answer.lower[0]!;
+      }
+    });
+    if (first.value.intervalMethod !== "analytic") throw new Error("expected the analytic path");
+    width += first.value.upper[0]! - first.value.lower[0]!;
+    return {
+      interval: { wall: first.wall + rest.wall, cpu: first.cpu + rest.cpu },
+      firstQuery: { wall: first.wall, cpu: first.cpu },
+      width: width / count,
+    };
   };
-  let point: number;
+  let point: Part;
   let rest: ReturnType<typeof intervals>;
   if (r % 2 === 0) {
     point = points();
@@ -87,34 +118,47 @@ for (let r = 0; r < warmup + rounds; r++) {
     rest = intervals();
     point = points();
   }
-  const round = { release, point, ...rest, ratio: (release + rest.interval) / (release + point) };
+  const round: Round = { release: { wall: release.wall, cpu: release.cpu }, point, ...rest };
   if (r === 0) cold = round;
   if (r >= warmup) measured.push(round);
+  else warmupRatios.push(ratioOf(round, "wall"));
 }
-const median = (pick: (r: Round) => number) => {
-  const xs = measured.map(pick).sort((a, b) => a - b);
-  const mid = xs.length >> 1;
-  return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+const medianOf = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const release = median((r) => r.release);
-const point = median((r) => r.point);
-const interval = median((r) => r.interval);
-const firstQuery = median((r) => r.firstQuery);
-console.log(`medians over ${rounds} rounds after ${warmup} warm-up rounds:`);
-console.log(`release (estimateCalm: consistency + non-negativity): ${release.toFixed(1)} ms`);
-console.log(`50 point answers:                                      ${point.toFixed(1)} ms`);
+console.log(`medians over ${rounds} rounds after ${warmup} warm-up rounds (wall clock | CPU time):`);
+const line = (label: string, pick: (r: Round) => Part, extra = "") =>
+  console.log(
+    `${label}${medianOf(measured.map((r) => pick(r).wall)).toFixed(1)} ms | ${medianOf(measured.map((r) => pick(r).cpu)).toFixed(1)} ms${extra}`,
+  );
+line("release (estimateCalm: consistency + non-negativity): ", (r) => r.release);
+line("50 point answers:                                      ", (r) => r.point);
+line(
+  "50 answers with 95% analytic intervals:                ",
+  (r) => r.interval,
+  ` (mean width of cell 0 ${medianOf(measured.map((r) => r.width)).toFixed(4)})`,
+);
+line(
+  "  of which the first query (point answer + the release's analytic index: covariance factors, 1-way sums, pair lists): ",
+  (r) => r.firstQuery,
+);
+for (const clock of ["wall", "cpu"] as const) {
+  const ratios = measured.map((r) => ratioOf(r, clock));
+  console.log(
+    `ratio (release + intervals) / (release + points), ${clock === "wall" ? "wall clock" : "CPU time  "}: median ${medianOf(ratios).toFixed(2)} (per round, in order ${ratios
+      .map((x) => x.toFixed(2))
+      .join(
+        " ",
+      )}; target <= 2); intervals / points alone = ${(medianOf(measured.map((r) => r.interval[clock])) / medianOf(measured.map((r) => r.point[clock]))).toFixed(1)}`,
+  );
+}
 console.log(
-  `50 answers with 95% analytic intervals:                ${interval.toFixed(1)} ms (${(interval / count).toFixed(2)} ms/query; mean width of cell 0 ${median((r) => r.width).toFixed(4)})`,
+  `warm-up rounds' ratios (wall clock, in order): ${warmupRatios.map((x) => x.toFixed(2)).join(" ")}`,
 );
 console.log(
-  `  of which the first query (point answer + the release's analytic index: covariance factors, 1-way sums, pair lists): ${firstQuery.toFixed(1)} ms`,
-);
-const ratios = measured.map((r) => r.ratio).sort((a, b) => a - b);
-console.log(
-  `ratio (release + intervals) / (release + points), median ${median((r) => r.ratio).toFixed(2)} (per round ${ratios.map((x) => x.toFixed(2)).join(" ")}; target <= 2); intervals / points alone = ${(interval / point).toFixed(1)}`,
-);
-console.log(
-  `cold first round (no JIT warm-up): release ${cold!.release.toFixed(1)} ms, points ${cold!.point.toFixed(1)} ms, intervals ${cold!.interval.toFixed(1)} ms (first query ${cold!.firstQuery.toFixed(1)} ms), ratio ${cold!.ratio.toFixed(2)}`,
+  `cold first round (no JIT warm-up), wall clock: release ${cold!.release.wall.toFixed(1)} ms, points ${cold!.point.wall.toFixed(1)} ms, intervals ${cold!.interval.wall.toFixed(1)} ms (first query ${cold!.firstQuery.wall.toFixed(1)} ms), ratio ${ratioOf(cold!, "wall").toFixed(2)}`,
 );
 
 const synopsis = estimateCalm(plan, aggregator);

@@ -158,7 +158,7 @@ export function estimateCalm(
       attributes: view.attributes,
       cardinalities: rawViews[i]!.cardinalities,
       raw: rawViews[i]!.cells,
-      fitted: fittedFractions(views[i]!.cells),
+      released: views[i]!.cells,
       reports: reportsPerView[i]!,
       oracle: planRuntime(plan).oracles[i]!,
     }));
@@ -248,15 +248,22 @@ export function estimateCalm(
         table.cells,
         intervalOptions.covariance === true,
       );
-      return {
-        ...table,
+      const { lower, upper, standardError } = normalInterval(center, variance, z);
+      // Spelled out (not spread: this is the per-query path of the interval benchmark).
+      const out: CalmIntervalTable = {
+        attributes: table.attributes,
+        cardinalities: table.cardinalities,
+        cells: table.cells,
+        unit: table.unit,
         level,
-        ...normalInterval(center, variance, z),
+        lower,
+        upper,
+        standardError,
         intervalMethod: "analytic",
         center,
         replicates: 0,
-        ...(covariance ? { covariance } : {}),
       };
+      return covariance ? { ...out, covariance } : out;
     }
     const count = intervalOptions.replicates ?? 200;
     if (!Number.isInteger(count) || count < 2)

@@ -70,8 +70,8 @@ export interface ViewNoiseInput {
   readonly cardinalities: readonly number[];
   /** The oracle's unbiased estimate (fractions). */
   readonly raw: Float64Array;
-  /** Plug-in fractions for the variance (non-negative, summing to 1). */
-  readonly fitted: Float64Array;
+  /** The released view (after consistency and non-negativity); clipped at 0 and normalised, the plug-in fractions of the variance. */
+  readonly released: Float64Array;
   /** Reports in the view's group, N_V. */
   readonly reports: number;
   readonly oracle: FrequencyOracle;
@@ -93,7 +93,12 @@ export interface ViewNoiseInput {
  * {@link analyticAnswer} accounts for once per query (the -Sigma_A / n term).
  * O(cells).
  */
-export function estimateCovariance(view: Pick<ViewNoiseInput, "fitted" | "reports" | "oracle">): {
+export function estimateCovariance(view: {
+  /** Plug-in fractions (non-negative, summing to 1). */
+  fitted: Float64Array;
+  reports: number;
+  oracle: FrequencyOracle;
+}): {
   diag: Float64Array;
   rank1: Float64Array[];
 } {
@@ -101,27 +106,28 @@ export function estimateCovariance(view: Pick<ViewNoiseInput, "fitted" | "report
   const diag = new Float64Array(cells);
   if (view.reports === 0) return { diag, rank1: [] };
   const a = new Float64Array(cells);
-  covarianceFactorsInto(view, diag, a, 0);
+  covarianceFactorsInto(view.fitted, cells, view.reports, view.oracle, diag, a, 0);
   return { diag, rank1: [a] };
 }
 
 /**
- * {@link estimateCovariance} written into `diag` and `rank` (its one rank-1
- * factor a: Cov = diag(s) - a a^T) from `offset` on; zeros when N = 0. O(cells).
+ * {@link estimateCovariance} of plug-in fractions f[0..cells) written into `diag`
+ * and `rank` (its one rank-1 factor a: Cov = diag(s) - a a^T) from `offset` on;
+ * nothing when N = 0. O(cells).
  */
 function covarianceFactorsInto(
-  view: Pick<ViewNoiseInput, "fitted" | "reports" | "oracle">,
+  f: Float64Array,
+  cells: number,
+  N: number,
+  oracle: FrequencyOracle,
   diag: Float64Array,
   rank: Float64Array,
   offset: number,
 ): void {
-  const { p, q } = view.oracle;
-  const N = view.reports;
-  const f = view.fitted;
-  const cells = f.length;
+  const { p, q } = oracle;
   if (N === 0) return;
   const scale = N * (p - q) ** 2;
-  const mechanism = view.oracle.mechanism;
+  const mechanism = oracle.mechanism;
   if (mechanism === "grr" || mechanism === "rr") {
     // Users of a random group report i.i.d. with law pi: the multinomial already holds the group's sampling.
     const root = Math.sqrt(scale);
@@ -193,8 +199,8 @@ function sumDeviation(cells: Float64Array, cardinalities: readonly number[], inv
 /** Sums over a set of views of their 1-way projections on one attribute (z, covariance) and of their totals. */
 interface OneWaySums {
   size: number;
-  z: Float64Array;
-  cov: Float64Array;
+  /** The summed projection z (c values), then its dense c x c covariance. */
+  zc: Float64Array;
   total: number;
   totalVariance: number;
 }
@@ -241,6 +247,8 @@ interface AnalyticIndex {
   round: number;
   /** Scratch: per attribute, its position in the current query (-1 when absent). */
   positionOf: Int32Array;
+  /** Scratch of a query's group sums and dense products (grown when a query needs more). */
+  arena: Float64Array;
 }
 
 const indexes = new WeakMap<readonly ViewNoiseInput[], AnalyticIndex>();
@@ -282,6 +290,9 @@ function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
   const bySize = new Map<number, { total: number; totalVariance: number }>();
   const oneWay: OneWaySums[][] = Array.from({ length: attributeBound }, () => []);
   const attributeWeight = new Float64Array(attributeBound);
+  let widestView = 0;
+  for (const view of views) widestView = Math.max(widestView, view.raw.length);
+  const fitted = new Float64Array(widestView);
   let weight = 0;
   let valueAt = 0;
   for (let v = 0; v < m; v++) {
@@ -290,7 +301,16 @@ function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
     const n = view.raw.length;
     size[v] = n;
     raw.set(view.raw, start);
-    covarianceFactorsInto(view, diag, rank, start);
+    // The plug-in: the released view clipped at 0 and normalised (uniform when nothing is left).
+    let mass = 0;
+    for (let u = 0; u < n; u++) {
+      const x = Math.max(view.released[u]!, 0);
+      fitted[u] = x;
+      mass += x;
+    }
+    if (mass > 0) for (let u = 0; u < n; u++) fitted[u]! /= mass;
+    else fitted.fill(1 / n, 0, n);
+    covarianceFactorsInto(fitted, n, view.reports, view.oracle, diag, rank, start);
     let t = 0;
     let s = 0;
     let r = 0;
@@ -328,10 +348,10 @@ function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
       const list = oneWay[a]!;
       let into = list.find((e) => e.size === n);
       if (!into) {
-        into = { size: n, z: new Float64Array(c), cov: new Float64Array(c * c), total: 0, totalVariance: 0 };
+        into = { size: n, zc: new Float64Array(c + c * c), total: 0, totalVariance: 0 };
         list.push(into);
       }
-      addProjection(into.z, into.cov, oneZ, oneDiag, oneRank, valueAt, c, 1);
+      addProjection(into.zc, 0, oneZ, valueAt, oneDiag, valueAt, oneRank, valueAt, c, 1);
       into.total += t;
       into.totalVariance += totalVariance[v]!;
       valueAt += c;
@@ -369,31 +389,36 @@ function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
     stamp: new Int32Array(m),
     round: 0,
     positionOf: new Int32Array(attributeBound).fill(-1),
+    arena: new Float64Array(1024),
   };
   indexes.set(views, index);
   return index;
 }
 
 /**
- * Adds sign * (z, diag(s) - a a^T) of a projection held at `at` (length c) in
- * flat z / s / a arrays to a running z (length c) and dense c x c covariance. O(c^2).
+ * Adds sign * (z, diag(s) - a a^T) of a projection of length c (z, s, a read from
+ * `zs`, `ss`, `as` at their offsets) to `target`: z at `at`, the dense c x c
+ * covariance right after it. O(c^2).
  */
 function addProjection(
-  z: Float64Array,
-  cov: Float64Array,
-  zs: Float64Array,
-  ss: Float64Array,
-  as: Float64Array,
+  target: Float64Array,
   at: number,
+  zs: Float64Array,
+  zAt: number,
+  ss: Float64Array,
+  sAt: number,
+  as: Float64Array,
+  aAt: number,
   c: number,
   sign: number,
 ): void {
+  const covAt = at + c;
   for (let b = 0; b < c; b++) {
-    z[b]! += sign * zs[at + b]!;
-    const ab = sign * as[at + b]!;
-    const row = b * c;
-    cov[row + b]! += sign * ss[at + b]!;
-    for (let e = 0; e < c; e++) cov[row + e]! -= ab * as[at + e]!;
+    target[at + b]! += sign * zs[zAt + b]!;
+    const ab = sign * as[aAt + b]!;
+    const row = covAt + b * c;
+    target[row + b]! += sign * ss[sAt + b]!;
+    for (let e = 0; e < c; e++) target[row + e]! -= ab * as[aAt + e]!;
   }
 }
 
@@ -469,7 +494,7 @@ export function analyticAnswer(
   const sizeA = queryCardinalities.reduce((s, c) => s * c, 1);
   const stridesA = stridesOf(queryCardinalities);
   const index = indexOf(views);
-  const { positionOf, stamp } = index;
+  const { positionOf, stamp, attributeBound } = index;
   const round = ++index.round;
   // Views meeting the query in one attribute enter through the per-(attribute, size) sums of
   // the index; views meeting it in none through the per-size sums of their totals; only views
@@ -479,7 +504,7 @@ export function analyticAnswer(
   weightOf[0] = index.weight;
   for (let p = 0; p < k; p++) {
     const a = query[p]!;
-    if (a < index.attributeBound) {
+    if (a < attributeBound) {
       positionOf[a] = p;
       weightOf[1 << p] = index.attributeWeight[a]!;
     }
@@ -490,8 +515,8 @@ export function analyticAnswer(
     for (let p2 = p + 1; p2 < k; p2++) {
       const a = query[p]!;
       const b = query[p2]!;
-      if (a >= index.attributeBound || b >= index.attributeBound) continue;
-      const holders = index.pairs.get(a < b ? a * index.attributeBound + b : b * index.attributeBound + a);
+      if (a >= attributeBound || b >= attributeBound) continue;
+      const holders = index.pairs.get(a < b ? a * attributeBound + b : b * attributeBound + a);
       if (!holders) continue;
       for (const v of holders) {
         if (stamp[v] === round) continue;
@@ -505,38 +530,57 @@ export function analyticAnswer(
         multiMasks.push(mask);
       }
     }
-  // Group the contributions by (mask, view size): same G.
-  interface Group {
-    mask: number;
-    size: number;
-    z: Float64Array;
-    cov: Float64Array;
-  }
-  const groups = new Map<number, Group>();
-  const groupOf = (mask: number, size: number, sizeB: number): Group => {
-    const key = mask * 2 ** 32 + size;
-    let group = groups.get(key);
-    if (!group) {
-      group = { mask, size, z: new Float64Array(sizeB), cov: new Float64Array(sizeB * sizeB) };
-      groups.set(key, group);
-    }
-    return group;
+  for (let p = 0; p < k; p++) if (query[p]! < attributeBound) positionOf[query[p]!] = -1;
+  // Contributions grouped by (mask, view size): same G. Each group's z (|B|) and dense
+  // covariance (|B|^2) live in one scratch array (the index's arena, reused across queries).
+  const groupMask: number[] = [];
+  const groupSize: number[] = [];
+  const groupAt: number[] = [];
+  let top = 0;
+  let widest = 1;
+  const groupOf = (mask: number, size: number): number => {
+    for (let g = 0; g < groupMask.length; g++) if (groupMask[g] === mask && groupSize[g] === size) return g;
+    let sizeB = 1;
+    for (let p = 0; p < k; p++) if ((mask >>> p) & 1) sizeB *= queryCardinalities[p]!;
+    groupMask.push(mask);
+    groupSize.push(size);
+    groupAt.push(top);
+    top += sizeB + sizeB * sizeB;
+    if (sizeB > widest) widest = sizeB;
+    return groupMask.length - 1;
+  };
+  // First pass: the groups (and the arena's size); second pass: their sums.
+  for (const size of index.bySize.keys()) groupOf(0, size);
+  for (let p = 0; p < k; p++)
+    if (query[p]! < attributeBound) for (const sums of index.oneWay[query[p]!]!) groupOf(1 << p, sums.size);
+  const multiGroup = multiViews.map((v, i) => groupOf(multiMasks[i]!, index.size[v]!));
+  // Scratch after the groups: G (|A| x |B|), S G^T (|B| x |A|), and a view's projection (3 |B|).
+  const gAt = top;
+  const sgAt = gAt + sizeA * widest;
+  const projAt = sgAt + sizeA * widest;
+  const needed = projAt + 3 * widest;
+  if (index.arena.length < needed) index.arena = new Float64Array(Math.max(needed, 2 * index.arena.length));
+  const arena = index.arena;
+  arena.fill(0, 0, needed);
+  const lengthOf = (g: number): number => {
+    let sizeB = 1;
+    for (let p = 0; p < k; p++) if ((groupMask[g]! >>> p) & 1) sizeB *= queryCardinalities[p]!;
+    return sizeB;
   };
   for (const [size, sums] of index.bySize) {
-    const empty = groupOf(0, size, 1);
-    empty.z[0]! += sums.total;
-    empty.cov[0]! += sums.totalVariance;
+    const at = groupAt[groupOf(0, size)]!;
+    arena[at]! += sums.total;
+    arena[at + 1]! += sums.totalVariance;
   }
   for (let p = 0; p < k; p++) {
     const a = query[p]!;
-    if (a >= index.attributeBound) continue;
+    if (a >= attributeBound) continue;
     for (const sums of index.oneWay[a]!) {
-      const empty = groupOf(0, sums.size, 1);
-      empty.z[0]! -= sums.total;
-      empty.cov[0]! -= sums.totalVariance;
-      const group = groupOf(1 << p, sums.size, sums.z.length);
-      for (let i = 0; i < sums.z.length; i++) group.z[i]! += sums.z[i]!;
-      for (let i = 0; i < sums.cov.length; i++) group.cov[i]! += sums.cov[i]!;
+      const empty = groupAt[groupOf(0, sums.size)]!;
+      arena[empty]! -= sums.total;
+      arena[empty + 1]! -= sums.totalVariance;
+      const at = groupAt[groupOf(1 << p, sums.size)]!;
+      for (let i = 0; i < sums.zc.length; i++) arena[at + i]! += sums.zc[i]!;
     }
   }
   for (let i = 0; i < multiViews.length; i++) {
@@ -550,55 +594,65 @@ export function analyticAnswer(
       else shared++;
     }
     // Counted once in every per-attribute sum it belongs to: undo, then add its own projection.
-    const empty = groupOf(0, size, 1);
-    empty.z[0]! += (shared - 1) * index.total[v]!;
-    empty.cov[0]! += (shared - 1) * index.totalVariance[v]!;
-    // The view's slots of the shared attributes, in query order, and B's strides.
+    const empty = groupAt[groupOf(0, size)]!;
+    arena[empty]! += (shared - 1) * index.total[v]!;
+    arena[empty + 1]! += (shared - 1) * index.totalVariance[v]!;
+    // The view's slots of the shared attributes, in query order.
     const slotsB: number[] = [];
-    let sizeB = 1;
     for (let p = 0; p < k; p++) {
       if (((mask >>> p) & 1) === 0) continue;
       let slot = index.slotStart[v]!;
       while (index.slotAttribute[slot] !== query[p]) slot++;
       slotsB.push(slot);
-      sizeB *= index.slotCard[slot]!;
       const c = index.slotCard[slot]!;
-      const one = groupOf(1 << p, size, c);
-      addProjection(one.z, one.cov, index.oneZ, index.oneDiag, index.oneRank, index.slotValues[slot]!, c, -1);
+      const at = groupAt[groupOf(1 << p, size)]!;
+      const from = index.slotValues[slot]!;
+      addProjection(arena, at, index.oneZ, from, index.oneDiag, from, index.oneRank, from, c, -1);
     }
     // z, s, a of the view projected on B = the shared attributes: O(|V| |B|), then dense O(|B|^2).
-    const zB = new Float64Array(sizeB);
-    const sB = new Float64Array(sizeB);
-    const aB = new Float64Array(sizeB);
+    const sizeB = lengthOf(multiGroup[i]!);
+    arena.fill(0, projAt, projAt + 3 * sizeB);
     const start = index.cellStart[v]!;
     for (let u = 0; u < size; u++) {
       let b = 0;
       for (const slot of slotsB)
         b = b * index.slotCard[slot]! + (Math.floor(u / index.slotStride[slot]!) % index.slotCard[slot]!);
-      zB[b]! += index.raw[start + u]!;
-      sB[b]! += index.diag[start + u]!;
-      aB[b]! += index.rank[start + u]!;
+      b += projAt;
+      arena[b]! += index.raw[start + u]!;
+      arena[b + sizeB]! += index.diag[start + u]!;
+      arena[b + 2 * sizeB]! += index.rank[start + u]!;
     }
-    const group = groupOf(mask, size, sizeB);
-    addProjection(group.z, group.cov, zB, sB, aB, 0, sizeB, 1);
+    addProjection(
+      arena,
+      groupAt[multiGroup[i]!]!,
+      arena,
+      projAt,
+      arena,
+      projAt + sizeB,
+      arena,
+      projAt + 2 * sizeB,
+      sizeB,
+      1,
+    );
   }
-  for (let p = 0; p < k; p++) if (query[p]! < index.attributeBound) positionOf[query[p]!] = -1;
   const center = new Float64Array(sizeA);
   const variance = new Float64Array(sizeA);
   const covariance = withCovariance ? new Float64Array(sizeA * sizeA) : undefined;
   const inv = transformMatrix(queryCardinalities, true);
-  for (const group of groups.values()) {
+  for (let g = 0; g < groupMask.length; g++) {
     const bPositions: number[] = [];
-    for (let p = 0; p < k; p++) if ((group.mask >>> p) & 1) bPositions.push(p);
+    for (let p = 0; p < k; p++) if ((groupMask[g]! >>> p) & 1) bPositions.push(p);
     const bCards = bPositions.map((p) => queryCardinalities[p]!);
-    const sizeB = group.z.length;
+    const sizeB = lengthOf(g);
+    const zAt = groupAt[g]!;
+    const covAt = zAt + sizeB;
     const bStrides = stridesOf(bCards);
-    const w = 1 / group.size;
+    const w = 1 / groupSize[g]!;
     // G = Inv_A S F_B as an |A| x |B| matrix (column-major): F_B the transform of B's cells,
     // S moves B's coefficient j to A's coefficient target(j) scaled by w / W_support(j),
     // Inv_A the inverse transform of A (both matrices cached per shape).
     const F = transformMatrix(bCards, false);
-    const G = new Float64Array(sizeA * sizeB);
+    arena.fill(0, gAt, gAt + 2 * sizeA * widest);
     for (let j = 0; j < sizeB; j++) {
       let support = 0;
       let target = 0;
@@ -612,31 +666,36 @@ export function analyticAnswer(
       for (let b = 0; b < sizeB; b++) {
         const f = F[j * sizeB + b]! * scale;
         if (f === 0) continue;
-        for (let a = 0; a < sizeA; a++) G[b * sizeA + a]! += inv[a * sizeA + target]! * f;
+        const col = gAt + b * sizeA;
+        for (let a = 0; a < sizeA; a++) arena[col + a]! += inv[a * sizeA + target]! * f;
       }
     }
     // S G^T (|B| x |A|), then mean = G z and (G S G^T) on the diagonal (or in full).
-    const sg = new Float64Array(sizeB * sizeA);
     for (let b = 0; b < sizeB; b++)
       for (let c = 0; c < sizeB; c++) {
-        const s = group.cov[b * sizeB + c]!;
+        const s = arena[covAt + b * sizeB + c]!;
         if (s === 0) continue;
-        for (let a = 0; a < sizeA; a++) sg[b * sizeA + a]! += s * G[c * sizeA + a]!;
+        const row = sgAt + b * sizeA;
+        const col = gAt + c * sizeA;
+        for (let a = 0; a < sizeA; a++) arena[row + a]! += s * arena[col + a]!;
       }
     for (let b = 0; b < sizeB; b++) {
-      const zb = group.z[b]!;
+      const zb = arena[zAt + b]!;
+      const col = gAt + b * sizeA;
+      const row = sgAt + b * sizeA;
       for (let a = 0; a < sizeA; a++) {
-        const gab = G[b * sizeA + a]!;
+        const gab = arena[col + a]!;
         center[a]! += gab * zb;
-        variance[a]! += gab * sg[b * sizeA + a]!;
+        variance[a]! += gab * arena[row + a]!;
       }
     }
     if (covariance)
       for (let a = 0; a < sizeA; a++)
         for (let b = 0; b < sizeB; b++) {
-          const gab = G[b * sizeA + a]!;
+          const gab = arena[gAt + b * sizeA + a]!;
           if (gab === 0) continue;
-          for (let a2 = 0; a2 < sizeA; a2++) covariance[a * sizeA + a2]! += gab * sg[b * sizeA + a2]!;
+          const row = sgAt + b * sizeA;
+          for (let a2 = 0; a2 < sizeA; a2++) covariance[a * sizeA + a2]! += gab * arena[row + a2]!;
         }
   }
   let total = 0;
