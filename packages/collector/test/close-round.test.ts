@@ -182,12 +182,13 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
       await closingContract({
         open: () => openPostgresStorage(database.url),
         rowsHeld: async (no) => {
+          // Support: older per-cell rows plus the group counts.
           const [reports, support] = await Promise.all(
-            ["calm_reports", "calm_support"].map(
-              async (table) =>
-                (await probe.query(`SELECT count(*)::int AS n FROM ${table} WHERE round_no = $1`, [no]))
-                  .rows[0].n as number,
-            ),
+            [
+              "SELECT count(*)::int AS n FROM calm_reports WHERE round_no = $1",
+              `SELECT ((SELECT count(*) FROM calm_support WHERE round_no = $1)
+                 + (SELECT coalesce(sum(count), 0) FROM calm_support_counts WHERE round_no = $1))::int AS n`,
+            ].map(async (sql) => (await probe.query(sql, [no])).rows[0].n as number),
           );
           return { reports: reports!, support: support! };
         },

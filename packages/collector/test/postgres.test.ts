@@ -87,7 +87,14 @@ describe.skipIf(server.unavailable !== undefined)(
             a,
             Array.from({ length: 1000 }, (_, j) => report(1_000_000 + i + j)),
           );
+        // Support rows as earlier versions stored them (one per supported cell; now counts per
+        // (round, view, cell)): still read, and dropped with the round.
+        await probe.query(
+          "INSERT INTO calm_support SELECT $1, 0, g % 2 FROM generate_series(1, 90000) AS g",
+          [a.no],
+        );
         const perView = (await storage.counts(a)).perView;
+        const support = await storage.supportCounts(a);
         const full = await sizes();
         expect(full.key).toBeGreaterThan(400_000); // 20,000 keys of (int, uuid): ~0.9 MB
         const closed = await storage.closeRound(a, new Date());
@@ -103,6 +110,12 @@ describe.skipIf(server.unavailable !== undefined)(
         );
         expect(invalid.rows).toEqual([]);
         expect((await storage.counts(a)).perView).toEqual(perView);
+        expect(await storage.supportCounts(a)).toEqual(support);
+        const left = await probe.query(
+          "SELECT (SELECT count(*) FROM calm_support_counts WHERE round_no = $1)::int + (SELECT count(*) FROM calm_support WHERE round_no = $1)::int AS n",
+          [a.no],
+        );
+        expect(left.rows[0].n).toBe(0);
         // The rebuilt key still refuses a second copy of an id (round b: stored once, then a duplicate).
         expect(await storage.storeReports(b, [report(5), report(6)])).toEqual({ stored: 2, duplicates: 0 });
         expect(await storage.storeReports(b, [report(5)])).toEqual({ stored: 0, duplicates: 1 });
