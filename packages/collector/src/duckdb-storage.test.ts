@@ -1,19 +1,17 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { planCalm } from "@calm-ldp/calm-core";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, describe, expect, it } from "vitest";
-import { tempDir } from "../test/support.js";
+import { describe, expect, it } from "vitest";
+import { suiteTempDir } from "../test/support.js";
 import type { AcceptedReport } from "./api.js";
 import { openDuckDbStorage } from "./duckdb-storage.js";
 
 const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
 
 describe("DuckDB storage", () => {
-  const dir = tempDir();
+  const dir = suiteTempDir();
   const file = join(dir, "storage.duckdb");
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const plan = planCalm({ schema: uniformSchema(4), n: 10_000, eps: 1, k: 2 }, { l: 2 }); // 6 views of 4 cells
   const report = (i: number, view: number, cells: number[]): AcceptedReport => ({ id: id(i), view, cells });
 

@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
@@ -9,7 +8,7 @@ import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, createCollector } from "../src/index.js";
-import { mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+import { mixedRecords, roundBody, suiteTempDir, TOKEN } from "./support.js";
 
 const MAX_BATCH = 20;
 const BODY_LIMIT = 32 * 1024;
@@ -27,7 +26,7 @@ interface Case {
 }
 
 describe("bad input: every malformed request gets the right 4xx, nothing is stored, the server keeps serving", () => {
-  const dir = tempDir();
+  const dir = suiteTempDir();
   let storage: CollectorStorage;
   let app: FastifyInstance;
   let round = "";
@@ -62,7 +61,6 @@ describe("bad input: every malformed request gets the right 4xx, nothing is stor
   afterAll(async () => {
     await app.close();
     await storage.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const reportsUrl = () => `/v1/rounds/${round}/reports`;
