@@ -34,7 +34,7 @@ import {
   planBase,
   planCardinalities,
 } from "./params.js";
-import { perPlan } from "./plan-cache.js";
+import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -49,7 +49,7 @@ export interface FullDomainRuntime {
 }
 
 /** @internal */
-export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perPlan(
+export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perObject(
   (plan: FullDomainPlan): FullDomainRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);

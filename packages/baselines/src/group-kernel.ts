@@ -31,7 +31,7 @@ import {
   planCardinalities,
 } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
-import { perPlan, sharedPerDomain } from "./plan-cache.js";
+import { perObject, sharedPerDomain } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -49,7 +49,7 @@ export interface GroupRuntime {
 }
 
 /** @internal */
-export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: GroupPlan): GroupRuntime => {
+export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perObject((plan: GroupPlan): GroupRuntime => {
   const cardinalities = planCardinalities(plan);
   const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
   const digit = digitRadices(cardinalities, encoding);

@@ -31,7 +31,7 @@ import {
   isIndex,
   planBase,
 } from "./params.js";
-import { perPlan } from "./plan-cache.js";
+import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -52,7 +52,7 @@ export interface HadamardRuntime {
 }
 
 /** @internal */
-export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perPlan(
+export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perObject(
   (plan: HadamardPlan): HadamardRuntime => {
     let runtime: HadamardRuntime;
     const encoding = encodingRuntime(plan.schema);

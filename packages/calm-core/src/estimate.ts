@@ -19,10 +19,10 @@ import {
   bootstrapBounds,
   type CalmIntervalOptions,
   type CalmIntervalTable,
-  normalInterval,
   replicateCovariance,
   type ViewNoiseInput,
 } from "./interval.js";
+import { analyticIntervalTable } from "./interval-table.js";
 import { twoSidedZ } from "./normal-quantile.js";
 import { planRuntime } from "./runtime.js";
 
@@ -248,15 +248,7 @@ export function estimateCalm(
         table.cells,
         intervalOptions.covariance === true,
       );
-      return {
-        ...table,
-        level,
-        ...normalInterval(center, variance, z),
-        intervalMethod: "analytic",
-        center,
-        replicates: 0,
-        ...(covariance ? { covariance } : {}),
-      };
+      return analyticIntervalTable(table, level, z, center, variance, covariance);
     }
     const count = intervalOptions.replicates ?? 200;
     if (!Number.isInteger(count) || count < 2)
