@@ -8,9 +8,14 @@ import { openDuckDbStorage } from "../src/duckdb.js";
 import type { AcceptedReport, CollectorStorage } from "../src/index.js";
 import { estimateMarginal, openStorage, StorageError } from "../src/index.js";
 import { onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
-import { clickhouseCluster, describeWith, suiteTempDir } from "./support.js";
-
-const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+import {
+  clickhouseCluster,
+  describeWith,
+  fixedId as id,
+  acceptedReport as report,
+  roundToStore,
+  suiteTempDir,
+} from "./support.js";
 
 const cluster = clickhouseCluster();
 
@@ -58,19 +63,9 @@ describeWith(cluster, "ClickHouse storage: the storage contract on two shards", 
       },
       { l: 2 },
     );
-    const report = (i: number, view: number, cells: number[]): AcceptedReport => ({
-      id: id(i),
-      view,
-      cells,
-    });
     const scenario = async (open: () => Promise<CollectorStorage>) => {
       let storage = await open();
-      const round = await storage.createRound({
-        id: "5d1e2f3a-0000-4000-8000-00000000a999",
-        createdAt: "2026-01-01T00:00:00Z",
-        plan,
-        request: { schema: { attributes: [] }, eps: 1, k: 2, n: 1000 },
-      });
+      const round = await storage.createRound(roundToStore(plan, "5d1e2f3a-0000-4000-8000-00000000a999"));
       const results = [
         ...(await Promise.all([
           storage.storeReports(round, [report(1, 0, [1]), report(2, 1, [0, 3])]),
@@ -149,12 +144,9 @@ describeWith(cluster, "ClickHouse storage: the storage contract on two shards", 
     const retried = reports.filter(() => bernoulli(rng, 0.1));
     for (let i = 0; i < retried.length; i += 50) batches.push(retried.slice(i, i + 50));
     const run = async (storage: CollectorStorage) => {
-      const round = await storage.createRound({
-        id: "5d1e2f3a-0000-4000-8000-00000000b999",
-        createdAt: "2026-01-01T00:00:00Z",
-        plan,
-        request: { schema: { attributes: [] }, eps: 1, k: 2, n: 20_000 },
-      });
+      const round = await storage.createRound(
+        roundToStore(plan, "5d1e2f3a-0000-4000-8000-00000000b999", 20_000),
+      );
       let stored = 0;
       for (let i = 0; i < batches.length; i += 8)
         for (const r of await Promise.all(batches.slice(i, i + 8).map((b) => storage.storeReports(round, b))))

@@ -334,37 +334,20 @@ describe("bad input: every malformed request gets the right 4xx, nothing is stor
       400,
       "schema",
     );
+    // A valid round body with one thing changed: [change, reason] (all 400).
     const bad = roundBody(mixedRecords(10, 1), 1, 2, 1000);
-    await expectError(
-      { method: "POST", url: "/v1/rounds", headers: admin, payload: { ...bad, k: 9 } },
-      400,
-      "invalid-round",
-    );
-    await expectError(
-      { method: "POST", url: "/v1/rounds", headers: admin, payload: { ...bad, eps: 0 } },
-      400,
-      "schema",
-    );
-    await expectError(
-      { method: "POST", url: "/v1/rounds", headers: admin, payload: { ...bad, n: 1.5 } },
-      400,
-      "schema",
-    );
-    await expectError(
-      { method: "POST", url: "/v1/rounds", headers: admin, payload: { ...bad, n: 3 } },
-      400,
-      "invalid-round",
-    );
-    await expectError(
-      {
-        method: "POST",
-        url: "/v1/rounds",
-        headers: admin,
-        payload: { ...bad, schema: { attributes: [{ name: "a", cardinality: 2, labels: ["x", "y"] }] } },
-      },
-      400,
-      "schema",
-    );
+    for (const [change, reason] of [
+      [{ k: 9 }, "invalid-round"],
+      [{ eps: 0 }, "schema"],
+      [{ n: 1.5 }, "schema"],
+      [{ n: 3 }, "invalid-round"],
+      [{ schema: { attributes: [{ name: "a", cardinality: 2, labels: ["x", "y"] }] } }, "schema"],
+    ] as const)
+      await expectError(
+        { method: "POST", url: "/v1/rounds", headers: admin, payload: { ...bad, ...change } },
+        400,
+        reason,
+      );
   });
 
   it("over real sockets: garbage HTTP and an oversized body are refused, and the server keeps serving", async () => {

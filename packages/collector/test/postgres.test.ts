@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { planRound } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import {
+  acceptedReport,
   CollectorProcesses,
   call,
   describeWith,
@@ -36,8 +37,7 @@ describeWith(server, "PostgreSQL: two collector processes share one database", (
       const records = mixedRecords(10, 1);
       const plan = planRound(roundBody(records, 1, 2, 10_000) as never);
       const round = await storage.createRound(plan);
-      const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-      const report = (i: number) => ({ id: id(i), view: 0, cells: [i % 2] });
+      const report = (i: number) => acceptedReport(i, 0, [i % 2]);
       // One tick: one group. Report 2 is in both batches, report 3 twice in the second.
       const results = await Promise.all([
         storage.storeReports(round, [report(1), report(2)]),
@@ -76,8 +76,7 @@ describeWith(server, "PostgreSQL: two collector processes share one database", (
       const plan = planRound(roundBody(records, 1, 2, 100_000) as never);
       const a = await storage.createRound(plan);
       const b = await storage.createRound({ ...plan, id: "00000000-0000-4000-8000-0000000b0000" });
-      const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-      const report = (i: number) => ({ id: id(i), view: i % a.plan.m, cells: [i % 2] });
+      const report = (i: number) => acceptedReport(i, i % a.plan.m, [i % 2]);
       const n = 20_000;
       for (let i = 0; i < n; i += 1000)
         await storage.storeReports(

@@ -10,7 +10,7 @@ import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
 import { afterAll, describe, expect } from "vitest";
-import type { CollectorStorage } from "../src/api.js";
+import type { AcceptedReport, CollectorStorage, StoredRound } from "../src/api.js";
 import { decodeReport } from "../src/decode-report.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type SimulateUsersResult, simulateUsers } from "../src/simulate-users.js";
@@ -164,6 +164,26 @@ export function mixedRecords(n: number, seed: number, cardinalities = [2, 2, 4, 
     }
   }
   return createRecordStore(schema, { columns });
+}
+
+/** The i-th fixed id of the storage tests (reports and rounds): a UUID whose last group is i in hex. */
+export const fixedId = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+
+/** The accepted report `fixedId(i)` of `view` supporting `cells`, for storage tests that bypass HTTP. */
+export const acceptedReport = (i: number, view: number, cells: number[]): AcceptedReport => ({
+  id: fixedId(i),
+  view,
+  cells,
+});
+
+/** A round to hand a storage directly: `plan` under `id`, created 2026-01-01, with a placeholder request for `n` users. */
+export function roundToStore(plan: CalmPlan, id: string, n = 1000): Omit<StoredRound, "no"> {
+  return {
+    id,
+    createdAt: "2026-01-01T00:00:00Z",
+    plan,
+    request: { schema: { attributes: [] }, eps: 1, k: 2, n },
+  };
 }
 
 /** The body of `POST /v1/rounds` for a record store's schema. */
