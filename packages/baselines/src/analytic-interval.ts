@@ -1,6 +1,8 @@
 import type { CalmIntervalOptions, CalmIntervalTable } from "@calm-ldp/calm-core";
 import { analyticIntervalTable, twoSidedZ } from "@calm-ldp/calm-core";
 import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import { finishAnswer } from "./answers.js";
+import type { AnswerPostProcessing } from "./api.js";
 
 /** Options of a query with an interval: `{ interval: 0.95 }`, optionally `covariance: true` (CALM's path options are ignored). */
 export type IntervalOptions = Pick<CalmIntervalOptions, "interval" | "covariance">;
@@ -19,6 +21,24 @@ export interface IntervalAnswer {
   readonly options: IntervalOptions;
   readonly linear: (cells: Float64Array) => MarginalTable;
   readonly released: (cells: Float64Array) => MarginalTable;
+}
+
+/**
+ * @internal The {@link IntervalAnswer} of a `method.query` call whose released
+ * answer is the linear one after the method's post-processing `post`. O(1).
+ */
+export function linearAnswer(
+  method: string,
+  options: IntervalOptions,
+  linear: (cells: Float64Array) => MarginalTable,
+  post: AnswerPostProcessing,
+): IntervalAnswer {
+  return {
+    where: `${method}.query`,
+    options,
+    linear,
+    released: (cells) => finishAnswer(linear(cells), post),
+  };
 }
 
 /**
