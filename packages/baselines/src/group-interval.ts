@@ -1,7 +1,7 @@
-import { estimateCovariance, normalInterval, twoSidedZ } from "@calm-ldp/calm-core";
+import { estimateCovariance } from "@calm-ldp/calm-core";
 import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
-import type { MarginalTable } from "@calm-ldp/marginal-algebra";
-import { decodeCovariance, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
+import type { IntervalAnswer, IntervalTable } from "./analytic-interval.js";
+import { decodeCovariance, intervalOfAnswer, subtractPartitionTerm } from "./analytic-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 
 /** One group used by a query. @internal */
@@ -28,16 +28,11 @@ export interface UsedGroup {
  * Interval: linear answer +- z SE clipped to [0, 1]. Cost O(sum_g |g| + u |q|^2).
  */
 export function groupInterval(
-  where: string,
   used: readonly UsedGroup[],
   size: number,
   population: number,
-  options: IntervalOptions,
-  linear: (cells: Float64Array) => MarginalTable,
-  released: (cells: Float64Array) => MarginalTable,
+  answer: IntervalAnswer,
 ): IntervalTable {
-  const level = options?.interval as number;
-  const z = twoSidedZ(level, where);
   const u = used.length;
   const sum = new Float64Array(size);
   const part = new Float64Array(size);
@@ -58,24 +53,10 @@ export function groupInterval(
         for (let b = 0; b < size; b++) cov[a * size + b]! -= (part[a]! * part[b]!) / (u * u);
     }
   }
-  let total = 0;
-  for (const x of sum) total += Math.max(0, x);
-  const share = (a: number) => (total > 0 ? Math.max(0, sum[a]!) / total : 0);
-  if (population > 0)
-    for (let a = 0; a < size; a++)
-      for (let b = 0; b < size; b++)
-        cov[a * size + b]! -= ((a === b ? share(a) : 0) - share(a) * share(b)) / population;
-  const center = linear(Float64Array.from(sum)).cells;
-  const covariance = decodeCovariance(cov, size, linear);
+  subtractPartitionTerm(cov, sum, population);
+  const center = answer.linear(Float64Array.from(sum)).cells;
+  const covariance = decodeCovariance(cov, size, answer.linear);
   const cells = center.length;
   const variance = center.map((_, a) => covariance[a * cells + a]!);
-  return {
-    ...released(Float64Array.from(sum)),
-    level,
-    ...normalInterval(center, variance, z),
-    intervalMethod: "analytic",
-    center,
-    replicates: 0,
-    ...(options.covariance === true ? { covariance } : {}),
-  };
+  return intervalOfAnswer(answer, answer.released(Float64Array.from(sum)), center, variance, covariance);
 }

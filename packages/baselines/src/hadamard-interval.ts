@@ -1,14 +1,7 @@
-import type { CalmIntervalOptions, CalmIntervalTable } from "@calm-ldp/calm-core";
-import { normalInterval, twoSidedZ } from "@calm-ldp/calm-core";
 import { marginalFromCoefficients } from "@calm-ldp/hadamard";
-import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import type { IntervalAnswer, IntervalTable } from "./analytic-interval.js";
+import { decodeCovariance, intervalOfAnswer, subtractPartitionTerm } from "./analytic-interval.js";
 import type { HadamardPlan } from "./api.js";
-
-/** Options of a query with an interval: `{ interval: 0.95 }`, optionally `covariance: true` (CALM's path options are ignored). */
-export type IntervalOptions = Pick<CalmIntervalOptions, "interval" | "covariance">;
-
-/** A released table with a confidence interval per cell (the same shape as CALM's). */
-export type IntervalTable = CalmIntervalTable;
 
 /**
  * Analytic interval of InpHT (and FT): the answer is linear in the coefficient
@@ -32,9 +25,7 @@ export function hadamardInterval(
   theta: Float64Array,
   counts: Uint32Array,
   lookup: Int32Array,
-  options: IntervalOptions,
-  linear: (cells: Float64Array) => MarginalTable,
-  released: (cells: Float64Array) => MarginalTable,
+  answer: IntervalAnswer,
 ): IntervalTable {
   const local = new Float64Array(lookup.length);
   local[0] = 1;
@@ -46,15 +37,7 @@ export function hadamardInterval(
     local[m] = theta[e]!;
     coefficientVariance[m] = coefficientVarianceOf(plan, theta[e]!, counts[e]!);
   }
-  return coefficientInterval(
-    `${plan.method}.query`,
-    local,
-    coefficientVariance,
-    n,
-    options,
-    linear,
-    released,
-  );
+  return coefficientInterval(local, coefficientVariance, n, answer);
 }
 
 /**
@@ -77,84 +60,35 @@ export function coefficientVarianceOf(plan: Pick<HadamardPlan, "p">, theta: numb
  * (O(4^k_b) with the covariance).
  */
 export function coefficientInterval(
-  where: string,
   local: Float64Array,
   coefficientVariance: Float64Array,
   n: number,
-  options: IntervalOptions,
-  linear: (cells: Float64Array) => MarginalTable,
-  released: (cells: Float64Array) => MarginalTable,
+  answer: IntervalAnswer,
 ): IntervalTable {
-  const level = options?.interval as number;
-  const z = twoSidedZ(level, where);
   let sum = 0;
   for (let m = 1; m < local.length; m++) sum += coefficientVariance[m]!;
   const base = sum / local.length ** 2;
   // The linear cells, before any post-processing (marginalFromCoefficients is in place).
-  const bitCells = Float64Array.from(local);
-  const center = linear(transformed(bitCells)).cells;
-  const table = released(transformed(Float64Array.from(local)));
+  const center = answer.linear(transformed(Float64Array.from(local))).cells;
+  const table = answer.released(transformed(Float64Array.from(local)));
   let total = 0;
   for (const x of center) total += Math.max(0, x);
   const variance = center.map((x) => {
     const f = total > 0 ? Math.max(0, x) / total : 0;
     return base - (n > 0 ? (f * (1 - f)) / n : 0);
   });
-  const { lower, upper, standardError } = normalInterval(center, variance, z);
   let covariance: Float64Array | undefined;
-  if (options.covariance === true) {
+  if (answer.options.covariance === true) {
     // Bit cells: Cov(M[g], M[h]) = 4^-k_b sum_alpha (-1)^{|g ∧ alpha| + |h ∧ alpha|} Var(theta_alpha),
-    // i.e. the transform of the coefficient variances at g XOR h; then the partition term, then decoding.
+    // i.e. the transform of the coefficient variances at g XOR h; then decoding, then the partition term.
     const size = local.length;
     const byXor = transformed(Float64Array.from(coefficientVariance)); // 2^-k_b sum_alpha (-1)^{|x ∧ alpha|} V_alpha
     const bits = new Float64Array(size * size);
     for (let g = 0; g < size; g++) for (let h = 0; h < size; h++) bits[g * size + h] = byXor[g ^ h]! / size;
-    covariance = decodeCovariance(bits, size, linear);
-    const cells = center.length;
-    const share = (a: number) => (total > 0 ? Math.max(0, center[a]!) / total : 0);
-    if (n > 0)
-      for (let a = 0; a < cells; a++)
-        for (let b = 0; b < cells; b++)
-          covariance[a * cells + b]! -= ((a === b ? share(a) : 0) - share(a) * share(b)) / n;
+    covariance = decodeCovariance(bits, size, answer.linear);
+    subtractPartitionTerm(covariance, center, n);
   }
-  return {
-    ...table,
-    level,
-    lower,
-    upper,
-    standardError,
-    intervalMethod: "analytic",
-    center,
-    replicates: 0,
-    ...(covariance ? { covariance } : {}),
-  };
-}
-
-/**
- * A covariance over bit cells decoded onto the source cells: decoding keeps the
- * cells of valid codes, so it selects rows and columns (`decode` applied to each
- * column, then to each row). O(size^2).
- */
-export function decodeCovariance(
-  bits: Float64Array,
-  size: number,
-  decode: (cells: Float64Array) => MarginalTable,
-): Float64Array {
-  const columns: Float64Array[] = [];
-  for (let h = 0; h < size; h++) {
-    const column = new Float64Array(size);
-    for (let g = 0; g < size; g++) column[g] = bits[g * size + h]!;
-    columns.push(decode(column).cells);
-  }
-  const cells = columns[0]!.length;
-  const out = new Float64Array(cells * cells);
-  for (let a = 0; a < cells; a++) {
-    const row = new Float64Array(size);
-    for (let h = 0; h < size; h++) row[h] = columns[h]![a]!;
-    const decoded = decode(row).cells;
-    for (let b = 0; b < cells; b++) out[a * cells + b] = decoded[b]!;
-  }
-  return out;
+  return intervalOfAnswer(answer, table, center, variance, covariance);
 }
 
 /** Cells of the bit marginal from its local coefficients (a copy; in place on it). */

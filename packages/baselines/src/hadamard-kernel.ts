@@ -6,6 +6,12 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
+import {
+  type IntervalAnswer,
+  type IntervalOptions,
+  type IntervalTable,
+  linearAnswer,
+} from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type { AnswerPostProcessing, BaselineOptions, HadamardPlan, HadamardReport } from "./api.js";
 import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
@@ -17,26 +23,19 @@ import {
   inputEntries,
   marginalEntries,
 } from "./hadamard-coefficient-entries.js";
-import {
-  coefficientInterval,
-  coefficientVarianceOf,
-  hadamardInterval,
-  type IntervalOptions,
-  type IntervalTable,
-} from "./hadamard-interval.js";
-import type { IntervalSynopsis } from "./intervals.js";
+import { coefficientInterval, coefficientVarianceOf, hadamardInterval } from "./hadamard-interval.js";
+import { type IntervalSynopsis, intervalQuery } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
   checkKWay,
   checkPlanInputs,
-  checkQuery,
   checkRecord,
   checkStore,
   checkUsersPerPart,
   isIndex,
   planBase,
 } from "./params.js";
-import { perPlan } from "./plan-cache.js";
+import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -57,7 +56,7 @@ export interface HadamardRuntime {
 }
 
 /** @internal */
-export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perPlan(
+export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perObject(
   (plan: HadamardPlan): HadamardRuntime => {
     let runtime: HadamardRuntime;
     const encoding = encodingRuntime(plan.schema);
@@ -262,21 +261,12 @@ export function hadamardEstimate(
     answerTable(encoding, encoding.cardinalities, q, cells);
   const finish = (q: readonly number[], cells: Float64Array): MarginalTable =>
     finishAnswer(linear(q, cells), post);
-  function query(attributes: readonly number[]): MarginalTable;
-  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
-  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
-    const q = checkQuery(`${plan.method}.query`, attributes, d);
+  const intervalAnswer = (q: readonly number[], options: IntervalOptions): IntervalAnswer =>
+    linearAnswer(plan.method, options, (cells) => linear(q, cells), post);
+  const query = intervalQuery(plan.method, d, (q, options) => {
     if (options !== undefined) {
       if (runtime.lookup === undefined) return margHtInterval(q, options);
-      return hadamardInterval(
-        plan,
-        theta,
-        tallies.counts,
-        runtime.lookup(q),
-        options,
-        (cells) => linear(q, cells),
-        (cells) => finish(q, cells),
-      );
+      return hadamardInterval(plan, theta, tallies.counts, runtime.lookup(q), intervalAnswer(q, options));
     }
     if (runtime.lookup !== undefined) {
       const lookup = runtime.lookup(q);
@@ -304,7 +294,7 @@ export function hadamardEstimate(
       };
     });
     return finish(q, mean);
-  }
+  });
   /**
    * MargHT's interval: the answer is the mean over the u marginals containing the
    * query of their coefficients restricted to the query's bits, so it is the
@@ -347,15 +337,7 @@ export function hadamardEstimate(
         variance[m]! += coefficientVarianceOf(plan, theta[e]!, tallies.counts[e]!) / (u * u);
       }
     }
-    return coefficientInterval(
-      `${plan.method}.query`,
-      local,
-      variance,
-      n,
-      options,
-      (cells) => linear(q, cells),
-      (cells) => finish(q, cells),
-    );
+    return coefficientInterval(local, variance, n, intervalAnswer(q, options));
   }
   return { plan, theta, query };
 }

@@ -1,3 +1,4 @@
+export type { IntervalAnswer, IntervalOptions, IntervalTable } from "./analytic-interval.js";
 export type * from "./api.js";
 export {
   AttributeAggregator,
@@ -52,7 +53,7 @@ export {
   planGroups,
 } from "./group-kernel.js";
 export { inputCoefficientCount } from "./hadamard-coefficient-entries.js";
-export { hadamardInterval, type IntervalOptions, type IntervalTable } from "./hadamard-interval.js";
+export { hadamardInterval } from "./hadamard-interval.js";
 export {
   HadamardAggregator,
   type HadamardSynopsis,

@@ -1,12 +1,12 @@
-import { contingencyTable, type RecordStore, randomQueries } from "@calm-ldp/marginal-algebra";
+import { type RecordStore, randomQueries } from "@calm-ldp/marginal-algebra";
 import { deriveSeed, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
+import type { IntervalTable } from "./analytic-interval.js";
 import { CannotRunError } from "./errors.js";
-import type { IntervalTable } from "./hadamard-interval.js";
 import { INTERVAL_METHODS, queryInterval } from "./intervals.js";
 import { createMethod } from "./registry.js";
 import { runMethod } from "./run.js";
-import { bernoulliStore, chainStore, mixedSchema } from "./test-support.js";
+import { bernoulliStore, chainStore, intervalCoverage, mixedSchema } from "./test-support.js";
 
 /**
  * Coverage of the analytic intervals of the linear methods FC, InpRR, InpPS,
@@ -20,19 +20,10 @@ function coverage(id: string, store: RecordStore, k: number, t: number, eps: num
   const plan = method.plan({ schema: store.schema, n: store.size, eps, k });
   const d = store.schema.attributes.length;
   const queries = randomQueries(seededRng(4), d, t, 3);
-  const truths = queries.map((q) => {
-    const table = contingencyTable(store, q);
-    const total = table.cells.reduce((s, x) => s + x, 0);
-    return table.cells.map((x) => x / total);
-  });
-  let covered = 0;
-  let pairs = 0;
-  let width = 0;
-  const hits = truths.map((truth) => new Uint32Array(truth.length));
-  for (let r = 0; r < reps; r++) {
+  return intervalCoverage(store, queries, reps, (r) => {
     const { aggregator } = runMethod(method, plan, store, seededRng(deriveSeed(18, r)));
     const synopsis = method.estimate(plan, aggregator);
-    queries.forEach((q, i) => {
+    return (q) => {
       const answer = queryInterval(id, synopsis, q, { interval: 0.95 }) as IntervalTable;
       expect(answer.intervalMethod).toBe("analytic");
       if (r === 0) {
@@ -41,18 +32,9 @@ function coverage(id: string, store: RecordStore, k: number, t: number, eps: num
           expect(x).toBeCloseTo(raw[a]!, 12);
         });
       }
-      truths[i]!.forEach((x, a) => {
-        pairs++;
-        width += answer.upper[a]! - answer.lower[a]!;
-        if (x >= answer.lower[a]! && x <= answer.upper[a]!) {
-          covered++;
-          hits[i]![a]!++;
-        }
-      });
-    });
-  }
-  const worst = Math.min(...hits.flatMap((h) => [...h].map((x) => x / reps)));
-  return { coverage: covered / pairs, width: width / pairs, worst, pairs };
+      return answer;
+    };
+  });
 }
 
 describe("analytic intervals of the linear full-domain and MargHT methods", () => {

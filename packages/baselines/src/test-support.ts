@@ -1,5 +1,11 @@
-import { createRecordStore, type RecordStore, uniformSchema } from "@calm-ldp/marginal-algebra";
+import {
+  contingencyTable,
+  createRecordStore,
+  type RecordStore,
+  uniformSchema,
+} from "@calm-ldp/marginal-algebra";
 import { createBernoulli, type Rng } from "@calm-ldp/random";
+import type { IntervalTable } from "./analytic-interval.js";
 
 /** @internal Test data: n records of d i.i.d. Bernoulli(p) bits. O(n d). */
 export function bernoulliStore(rng: Rng, n: number, d: number, p: number): RecordStore {
@@ -33,4 +39,41 @@ export function thrown(f: () => unknown): unknown {
     return error;
   }
   throw new Error("expected a throw");
+}
+
+/**
+ * @internal Coverage of confidence intervals over `reps` repetitions:
+ * `answersOf(r)` collects and estimates once (repetition r) and returns the
+ * query function; every cell of every query is a (cell, repetition) pair, covered
+ * when the population's true fraction lies in [lower, upper]. Returns the
+ * covered share, the mean width and the worst cell's own coverage.
+ * O(reps * (one collection + queries)).
+ */
+export function intervalCoverage(
+  store: RecordStore,
+  queries: readonly (readonly number[])[],
+  reps: number,
+  answersOf: (r: number) => (q: readonly number[]) => IntervalTable,
+): { coverage: number; width: number; worst: number; pairs: number } {
+  const truths = queries.map((q) => contingencyTable(store, q).cells);
+  const hits = truths.map((truth) => new Uint32Array(truth.length));
+  let covered = 0;
+  let pairs = 0;
+  let width = 0;
+  for (let r = 0; r < reps; r++) {
+    const answer = answersOf(r);
+    queries.forEach((q, i) => {
+      const { lower, upper } = answer(q);
+      truths[i]!.forEach((x, a) => {
+        pairs++;
+        width += upper[a]! - lower[a]!;
+        if (x >= lower[a]! && x <= upper[a]!) {
+          covered++;
+          hits[i]![a]!++;
+        }
+      });
+    });
+  }
+  const worst = Math.min(...hits.flatMap((h) => [...h].map((x) => x / reps)));
+  return { coverage: covered / pairs, width: width / pairs, worst, pairs };
 }

@@ -5,10 +5,10 @@
  * parametric bootstrap (B replicates, each a count-level re-simulation and
  * re-estimation of the release). The 50 queries are random 3-subsets of random
  * views (covered: the analytic path). Target: release + 50 interval queries
- * <= 2 x (release + 50 point queries).
+ * <= 2 x (release + 50 point queries), median over rounds after an equal JIT warm-up.
  *
  * Run (from packages/calm-core):
- *   flock /work/coord/bench.lock nice -n 10 npx tsx bench/intervals.ts [--n 1048576] [--d 32] [--k 3] [--eps 1] [--B 20]
+ *   flock /work/coord/bench.lock nice -n 10 npx tsx bench/intervals.ts [--n 1048576] [--d 32] [--k 3] [--eps 1] [--B 20] [--warmup 3] [--rounds 9]
  */
 import { seededRng, uniformInt } from "@calm-ldp/random";
 import { estimateCalm, planCalm, simulateCalm } from "../src/index.js";
@@ -41,48 +41,80 @@ console.log(
   `CALM intervals: n = ${n}, d = ${d}, k = ${k}, eps = ${eps}; plan l = ${plan.l}, m = ${plan.views.length}, ${plan.views.reduce((s, v) => s + v.cells, 0)} view cells; ${count} covered ${k}-way queries`,
 );
 
-// Warm up the code paths once (JIT), on a separate release.
-{
-  const warm = estimateCalm(plan, aggregator);
-  for (const q of queries.slice(0, 5)) {
-    warm.query(q);
-    warm.query(q, { interval: 0.95 });
-  }
+// Rounds: each a fresh release (estimateCalm), the 50 point answers and the same 50 queries
+// with 95% analytic intervals on it (the order of the two alternates between rounds). The
+// first `warmup` rounds are not counted (both sides get the same JIT warm-up: a server answers
+// many queries); round 1 (cold) is printed apart. Ratio per round, median over the rounds.
+const warmup = argument("warmup", 3);
+const rounds = argument("rounds", 9);
+interface Round {
+  release: number;
+  point: number;
+  interval: number;
+  firstQuery: number;
+  width: number;
+  ratio: number;
 }
-
-const rounds = 3;
-// Milliseconds summed over the rounds, and the summed width of cell 0's intervals.
-const sum = { release: 0, point: 0, interval: 0, firstQuery: 0, width: 0 };
-for (let r = 0; r < rounds; r++) {
+const measured: Round[] = [];
+let cold: Round | undefined;
+for (let r = 0; r < warmup + rounds; r++) {
   let t = process.hrtime.bigint();
   const synopsis = estimateCalm(plan, aggregator);
-  sum.release += ms(t);
-  t = process.hrtime.bigint();
-  for (const q of queries) synopsis.query(q);
-  sum.point += ms(t);
-  t = process.hrtime.bigint();
-  for (const [i, q] of queries.entries()) {
-    const answer = synopsis.query(q, { interval: 0.95 });
-    if (i === 0) sum.firstQuery += ms(t);
-    if (answer.intervalMethod !== "analytic") throw new Error("expected the analytic path");
-    sum.width += answer.upper[0]! - answer.lower[0]!;
+  const release = ms(t);
+  const points = () => {
+    t = process.hrtime.bigint();
+    for (const q of queries) synopsis.query(q);
+    return ms(t);
+  };
+  const intervals = () => {
+    t = process.hrtime.bigint();
+    let firstQuery = 0;
+    let width = 0;
+    for (const [i, q] of queries.entries()) {
+      const answer = synopsis.query(q, { interval: 0.95 });
+      if (i === 0) firstQuery = ms(t);
+      if (answer.intervalMethod !== "analytic") throw new Error("expected the analytic path");
+      width += answer.upper[0]! - answer.lower[0]!;
+    }
+    return { interval: ms(t), firstQuery, width: width / count };
+  };
+  let point: number;
+  let rest: ReturnType<typeof intervals>;
+  if (r % 2 === 0) {
+    point = points();
+    rest = intervals();
+  } else {
+    rest = intervals();
+    point = points();
   }
-  sum.interval += ms(t);
+  const round = { release, point, ...rest, ratio: (release + rest.interval) / (release + point) };
+  if (r === 0) cold = round;
+  if (r >= warmup) measured.push(round);
 }
-const release = sum.release / rounds;
-const firstQuery = sum.firstQuery / rounds;
-const point = sum.point / rounds;
-const interval = sum.interval / rounds;
+const median = (pick: (r: Round) => number) => {
+  const xs = measured.map(pick).sort((a, b) => a - b);
+  const mid = xs.length >> 1;
+  return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+};
+const release = median((r) => r.release);
+const point = median((r) => r.point);
+const interval = median((r) => r.interval);
+const firstQuery = median((r) => r.firstQuery);
+console.log(`medians over ${rounds} rounds after ${warmup} warm-up rounds:`);
 console.log(`release (estimateCalm: consistency + non-negativity): ${release.toFixed(1)} ms`);
 console.log(`50 point answers:                                      ${point.toFixed(1)} ms`);
 console.log(
-  `50 answers with 95% analytic intervals:                ${interval.toFixed(1)} ms (${(interval / count).toFixed(2)} ms/query; mean width of cell 0 ${(sum.width / (rounds * count)).toFixed(4)})`,
+  `50 answers with 95% analytic intervals:                ${interval.toFixed(1)} ms (${(interval / count).toFixed(2)} ms/query; mean width of cell 0 ${median((r) => r.width).toFixed(4)})`,
 );
 console.log(
-  `  of which the first query (builds the release's per-view index: covariances, 1-way projections): ${firstQuery.toFixed(1)} ms; the other 49: ${(interval - firstQuery).toFixed(1)} ms`,
+  `  of which the first query (point answer + the release's analytic index: covariance factors, 1-way sums, pair lists): ${firstQuery.toFixed(1)} ms`,
+);
+const ratios = measured.map((r) => r.ratio).sort((a, b) => a - b);
+console.log(
+  `ratio (release + intervals) / (release + points), median ${median((r) => r.ratio).toFixed(2)} (per round ${ratios.map((x) => x.toFixed(2)).join(" ")}; target <= 2); intervals / points alone = ${(interval / point).toFixed(1)}`,
 );
 console.log(
-  `ratio (release + intervals) / (release + points) = ${((release + interval) / (release + point)).toFixed(2)} (target <= 2); intervals / points alone = ${(interval / point).toFixed(1)}`,
+  `cold first round (no JIT warm-up): release ${cold!.release.toFixed(1)} ms, points ${cold!.point.toFixed(1)} ms, intervals ${cold!.interval.toFixed(1)} ms (first query ${cold!.firstQuery.toFixed(1)} ms), ratio ${cold!.ratio.toFixed(2)}`,
 );
 
 const synopsis = estimateCalm(plan, aggregator);

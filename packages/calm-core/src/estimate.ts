@@ -19,10 +19,10 @@ import {
   bootstrapBounds,
   type CalmIntervalOptions,
   type CalmIntervalTable,
-  normalInterval,
   replicateCovariance,
   type ViewNoiseInput,
 } from "./interval.js";
+import { analyticIntervalTable } from "./interval-table.js";
 import { twoSidedZ } from "./normal-quantile.js";
 import { planRuntime } from "./runtime.js";
 
@@ -150,6 +150,8 @@ export function estimateCalm(
     };
   };
   const reportsPerView = aggregator.reportsPerView();
+  // The population n of the release (reports counted when it was estimated).
+  const population = reportsPerView.reduce((s, x) => s + x, 0);
   let noiseInputs: ViewNoiseInput[] | undefined;
   const analyticInputs = (): ViewNoiseInput[] => {
     noiseInputs ??= plan.views.map((view, i) => ({
@@ -221,7 +223,7 @@ export function estimateCalm(
             analyticInputs(),
             attributes,
             attributes.map((a) => cardinalities[a]!),
-            aggregator.reports,
+            population,
             answer(attributes).table.cells,
             withCovariance,
           ),
@@ -242,19 +244,11 @@ export function estimateCalm(
         analyticInputs(),
         table.attributes,
         table.cardinalities,
-        aggregator.reports,
+        population,
         table.cells,
         intervalOptions.covariance === true,
       );
-      return {
-        ...table,
-        level,
-        ...normalInterval(center, variance, z),
-        intervalMethod: "analytic",
-        center,
-        replicates: 0,
-        ...(covariance ? { covariance } : {}),
-      };
+      return analyticIntervalTable(table, level, z, center, variance, covariance);
     }
     const count = intervalOptions.replicates ?? 200;
     if (!Number.isInteger(count) || count < 2)
@@ -294,8 +288,13 @@ export function estimateCalm(
 
 /** Cells clipped at 0 and normalised to sum 1 (uniform when nothing is left). O(cells). */
 function fittedFractions(cells: Float64Array): Float64Array {
-  const out = cells.map((x) => Math.max(x, 0));
-  const total = out.reduce((s, x) => s + x, 0);
+  const out = new Float64Array(cells.length);
+  let total = 0;
+  for (let u = 0; u < cells.length; u++) {
+    const x = Math.max(cells[u]!, 0);
+    out[u] = x;
+    total += x;
+  }
   if (total > 0) for (let u = 0; u < out.length; u++) out[u]! /= total;
   else out.fill(1 / out.length);
   return out;

@@ -97,35 +97,49 @@ export function estimateCovariance(view: Pick<ViewNoiseInput, "fitted" | "report
   diag: Float64Array;
   rank1: Float64Array[];
 } {
+  const cells = view.fitted.length;
+  const diag = new Float64Array(cells);
+  if (view.reports === 0) return { diag, rank1: [] };
+  const a = new Float64Array(cells);
+  covarianceFactorsInto(view, diag, a, 0);
+  return { diag, rank1: [a] };
+}
+
+/**
+ * {@link estimateCovariance} written into `diag` and `rank` (its one rank-1
+ * factor a: Cov = diag(s) - a a^T) from `offset` on; zeros when N = 0. O(cells).
+ */
+function covarianceFactorsInto(
+  view: Pick<ViewNoiseInput, "fitted" | "reports" | "oracle">,
+  diag: Float64Array,
+  rank: Float64Array,
+  offset: number,
+): void {
   const { p, q } = view.oracle;
   const N = view.reports;
   const f = view.fitted;
   const cells = f.length;
-  const diag = new Float64Array(cells);
-  const rank1: Float64Array[] = [];
-  if (N === 0) return { diag, rank1 };
+  if (N === 0) return;
   const scale = N * (p - q) ** 2;
   const mechanism = view.oracle.mechanism;
   if (mechanism === "grr" || mechanism === "rr") {
-    const a = new Float64Array(cells);
+    // Users of a random group report i.i.d. with law pi: the multinomial already holds the group's sampling.
+    const root = Math.sqrt(scale);
     for (let u = 0; u < cells; u++) {
       const pi = q + (p - q) * f[u]!;
-      diag[u] = pi / scale;
-      a[u] = pi / Math.sqrt(scale);
+      diag[offset + u] = pi / scale;
+      rank[offset + u] = pi / root;
     }
-    rank1.push(a);
-    // Users of a random group report i.i.d. with law pi: the multinomial already holds the group's sampling.
-    return { diag, rank1 };
+    return;
   }
-  for (let u = 0; u < cells; u++) diag[u] = (f[u]! * p * (1 - p) + (1 - f[u]!) * q * (1 - q)) / scale;
-  const a = new Float64Array(cells);
+  const noiseIn = p * (1 - p);
+  const noiseOut = q * (1 - q);
   const root = Math.sqrt(1 / N);
   for (let u = 0; u < cells; u++) {
-    diag[u] += f[u]! / N;
-    a[u] = f[u]! * root;
+    const fu = f[u]!;
+    diag[offset + u] = (fu * noiseIn + (1 - fu) * noiseOut) / scale + fu / N;
+    rank[offset + u] = fu * root;
   }
-  rank1.push(a);
-  return { diag, rank1 };
 }
 
 /** Row-major strides of mixed-radix cells (first attribute most significant). */
@@ -176,159 +190,211 @@ function sumDeviation(cells: Float64Array, cardinalities: readonly number[], inv
   }
 }
 
-/** Per view, what every query reuses: its covariance factors, strides, total and the total's variance. */
-interface Prepared {
-  diag: Float64Array;
-  rank1: Float64Array[];
-  strides: number[];
+/** Sums over a set of views of their 1-way projections on one attribute (z, covariance) and of their totals. */
+interface OneWaySums {
+  size: number;
+  z: Float64Array;
+  cov: Float64Array;
   total: number;
   totalVariance: number;
 }
 
-const prepared = new WeakMap<ViewNoiseInput, Prepared>();
-
-/** {@link Prepared} of a view, computed once per view input object. O(cells). */
-function preparedOf(view: ViewNoiseInput): Prepared {
-  let out = prepared.get(view);
-  if (!out) {
-    const { diag, rank1 } = estimateCovariance(view);
-    let total = 0;
-    for (const x of view.raw) total += x;
-    let totalVariance = 0;
-    for (const x of diag) totalVariance += x;
-    for (const a of rank1) {
-      let sum = 0;
-      for (const x of a) sum += x;
-      totalVariance -= sum * sum;
-    }
-    out = { diag, rank1, strides: stridesOf(view.cardinalities), total, totalVariance };
-    prepared.set(view, out);
-  }
-  return out;
-}
-
-/** Per view list, what every query reuses: views by attribute, and per view size the sums over all views. */
-interface ViewIndex {
-  byAttribute: Map<number, number[]>;
-  /** Per attribute a, per view size: sums over the views containing a of their projections on a (and of their totals). */
-  oneWay: Map<
-    number,
-    Map<number, { z: Float64Array; cov: Float64Array; empty: { z: Float64Array; cov: Float64Array } }>
-  >;
-  /** Per attribute a: sum of 1/|V| over the views containing a. */
-  attributeWeight: Map<number, number>;
-  /** Per view, its attributes as a bit mask (when every attribute is < 32). */
-  bits: Uint32Array | undefined;
-  bySize: Map<number, { z: Float64Array; cov: Float64Array }>;
+/**
+ * Per release (per list of view inputs), what every analytic query reads, in flat
+ * typed arrays (views concatenated): each view's unbiased cells, its covariance
+ * factors (Cov(f^_V) = diag(s) - a a^T, {@link estimateCovariance}), its total and
+ * the total's variance, per (view, attribute) slot the stride, cardinality and the
+ * 1-way projection (z, s, a on that attribute), the views holding each attribute
+ * pair, and per attribute and view size the sums of the 1-way projections.
+ * Built once per list in O(sum of view cells * l) plus O(m l^2) for the pairs.
+ */
+interface AnalyticIndex {
+  cellStart: Int32Array;
+  raw: Float64Array;
+  diag: Float64Array;
+  rank: Float64Array;
+  size: Int32Array;
+  total: Float64Array;
+  totalVariance: Float64Array;
+  slotStart: Int32Array;
+  slotAttribute: Int32Array;
+  slotStride: Int32Array;
+  slotCard: Int32Array;
+  /** Start of the slot's 1-way projection in oneZ / oneDiag / oneRank. */
+  slotValues: Int32Array;
+  oneZ: Float64Array;
+  oneDiag: Float64Array;
+  oneRank: Float64Array;
+  /** Views holding attributes a < b, keyed a * attributeBound + b. */
+  pairs: Map<number, number[]>;
+  attributeBound: number;
+  /** Per view size: sum of the views' totals and of their variances. */
+  bySize: Map<number, { total: number; totalVariance: number }>;
+  /** Per attribute: per view size, the {@link OneWaySums} of the views holding it. */
+  oneWay: OneWaySums[][];
+  /** Per attribute a: sum of 1/|V| over the views holding a. */
+  attributeWeight: Float64Array;
   /** sum_V 1/|V| (W of the empty block). */
   weight: number;
+  /** Scratch: per view, the last query that met it (dedupes the pair lists). */
+  stamp: Int32Array;
+  round: number;
+  /** Scratch: per attribute, its position in the current query (-1 when absent). */
+  positionOf: Int32Array;
 }
 
-const indexes = new WeakMap<readonly ViewNoiseInput[], ViewIndex>();
+const indexes = new WeakMap<readonly ViewNoiseInput[], AnalyticIndex>();
 
-/** {@link ViewIndex} of a view list, built once per list object. O(sum of view cells). */
-function indexOf(views: readonly ViewNoiseInput[]): ViewIndex {
-  let index = indexes.get(views);
-  if (!index) {
-    const byAttribute = new Map<number, number[]>();
-    const bySize = new Map<number, { z: Float64Array; cov: Float64Array }>();
-    let weight = 0;
-    const oneWay: ViewIndex["oneWay"] = new Map();
-    const attributeWeight = new Map<number, number>();
-    views.forEach((view, v) => {
-      const size = view.raw.length;
-      for (const a of view.attributes) {
-        const list = byAttribute.get(a);
-        if (list) list.push(v);
-        else byAttribute.set(a, [v]);
-        attributeWeight.set(a, (attributeWeight.get(a) ?? 0) + 1 / size);
-        const projected = oneWayOf(view, a);
-        let bySizeOfA = oneWay.get(a);
-        if (!bySizeOfA) {
-          bySizeOfA = new Map();
-          oneWay.set(a, bySizeOfA);
-        }
-        let sums = bySizeOfA.get(size);
-        if (!sums) {
-          sums = {
-            z: new Float64Array(projected.z.length),
-            cov: new Float64Array(projected.cov.length),
-            empty: { z: new Float64Array(1), cov: new Float64Array(1) },
-          };
-          bySizeOfA.set(size, sums);
-        }
-        for (let i = 0; i < projected.z.length; i++) sums.z[i] += projected.z[i]!;
-        for (let i = 0; i < projected.cov.length; i++) sums.cov[i] += projected.cov[i]!;
-        const prep = preparedOf(view);
-        sums.empty.z[0] += prep.total;
-        sums.empty.cov[0] += prep.totalVariance;
-      }
-      const prepared = preparedOf(view);
-      const sums = bySize.get(view.raw.length) ?? { z: new Float64Array(1), cov: new Float64Array(1) };
-      sums.z[0] += prepared.total;
-      sums.cov[0] += prepared.totalVariance;
-      bySize.set(view.raw.length, sums);
-      weight += 1 / view.raw.length;
-    });
-    const narrow = views.every((view) => view.attributes.every((a) => a < 32));
-    const bits = narrow
-      ? Uint32Array.from(views, (view) => view.attributes.reduce((m, a) => (m | (1 << a)) >>> 0, 0))
-      : undefined;
-    index = { byAttribute, bySize, weight, oneWay, attributeWeight, bits };
-    indexes.set(views, index);
+/** {@link AnalyticIndex} of a view list, built once per list object. */
+function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
+  const cached = indexes.get(views);
+  if (cached) return cached;
+  const m = views.length;
+  const cellStart = new Int32Array(m + 1);
+  const slotStart = new Int32Array(m + 1);
+  let attributeBound = 0;
+  let slotValueCount = 0;
+  for (let v = 0; v < m; v++) {
+    const view = views[v]!;
+    cellStart[v + 1] = cellStart[v]! + view.raw.length;
+    slotStart[v + 1] = slotStart[v]! + view.attributes.length;
+    for (let j = 0; j < view.attributes.length; j++) {
+      attributeBound = Math.max(attributeBound, view.attributes[j]! + 1);
+      slotValueCount += view.cardinalities[j]!;
+    }
   }
+  const cells = cellStart[m]!;
+  const slots = slotStart[m]!;
+  const raw = new Float64Array(cells);
+  const diag = new Float64Array(cells);
+  const rank = new Float64Array(cells);
+  const size = new Int32Array(m);
+  const total = new Float64Array(m);
+  const totalVariance = new Float64Array(m);
+  const slotAttribute = new Int32Array(slots);
+  const slotStride = new Int32Array(slots);
+  const slotCard = new Int32Array(slots);
+  const slotValues = new Int32Array(slots);
+  const oneZ = new Float64Array(slotValueCount);
+  const oneDiag = new Float64Array(slotValueCount);
+  const oneRank = new Float64Array(slotValueCount);
+  const pairs = new Map<number, number[]>();
+  const bySize = new Map<number, { total: number; totalVariance: number }>();
+  const oneWay: OneWaySums[][] = Array.from({ length: attributeBound }, () => []);
+  const attributeWeight = new Float64Array(attributeBound);
+  let weight = 0;
+  let valueAt = 0;
+  for (let v = 0; v < m; v++) {
+    const view = views[v]!;
+    const start = cellStart[v]!;
+    const n = view.raw.length;
+    size[v] = n;
+    raw.set(view.raw, start);
+    covarianceFactorsInto(view, diag, rank, start);
+    let t = 0;
+    let s = 0;
+    let r = 0;
+    for (let u = start; u < start + n; u++) {
+      t += raw[u]!;
+      s += diag[u]!;
+      r += rank[u]!;
+    }
+    total[v] = t;
+    totalVariance[v] = s - r * r;
+    weight += 1 / n;
+    const sums = bySize.get(n);
+    if (sums) {
+      sums.total += t;
+      sums.totalVariance += totalVariance[v]!;
+    } else bySize.set(n, { total: t, totalVariance: totalVariance[v]! });
+    let stride = n;
+    const attributes = view.attributes;
+    for (let j = 0; j < attributes.length; j++) {
+      const slot = slotStart[v]! + j;
+      const a = attributes[j]!;
+      const c = view.cardinalities[j]!;
+      stride /= c;
+      slotAttribute[slot] = a;
+      slotStride[slot] = stride;
+      slotCard[slot] = c;
+      slotValues[slot] = valueAt;
+      for (let u = 0; u < n; u++) {
+        const x = valueAt + (Math.floor(u / stride) % c);
+        oneZ[x]! += raw[start + u]!;
+        oneDiag[x]! += diag[start + u]!;
+        oneRank[x]! += rank[start + u]!;
+      }
+      attributeWeight[a]! += 1 / n;
+      const list = oneWay[a]!;
+      let into = list.find((e) => e.size === n);
+      if (!into) {
+        into = { size: n, z: new Float64Array(c), cov: new Float64Array(c * c), total: 0, totalVariance: 0 };
+        list.push(into);
+      }
+      addProjection(into.z, into.cov, oneZ, oneDiag, oneRank, valueAt, c, 1);
+      into.total += t;
+      into.totalVariance += totalVariance[v]!;
+      valueAt += c;
+      for (let i = 0; i < j; i++) {
+        const key =
+          attributes[i]! < a ? attributes[i]! * attributeBound + a : a * attributeBound + attributes[i]!;
+        const holders = pairs.get(key);
+        if (holders) holders.push(v);
+        else pairs.set(key, [v]);
+      }
+    }
+  }
+  const index: AnalyticIndex = {
+    cellStart,
+    raw,
+    diag,
+    rank,
+    size,
+    total,
+    totalVariance,
+    slotStart,
+    slotAttribute,
+    slotStride,
+    slotCard,
+    slotValues,
+    oneZ,
+    oneDiag,
+    oneRank,
+    pairs,
+    attributeBound,
+    bySize,
+    oneWay,
+    attributeWeight,
+    weight,
+    stamp: new Int32Array(m),
+    round: 0,
+    positionOf: new Int32Array(attributeBound).fill(-1),
+  };
+  indexes.set(views, index);
   return index;
 }
 
 /**
- * A view's unbiased estimate projected on `attributes` (a subset of its own,
- * ascending): z = P f^ and its covariance P Cov P^T (dense). O(|V| l + |B|^2).
+ * Adds sign * (z, diag(s) - a a^T) of a projection held at `at` (length c) in
+ * flat z / s / a arrays to a running z (length c) and dense c x c covariance. O(c^2).
  */
-function projectOnto(
-  view: ViewNoiseInput,
-  attributes: readonly number[],
-): { z: Float64Array; cov: Float64Array } {
-  const prepared = preparedOf(view);
-  const cards = attributes.map((a) => view.cardinalities[view.attributes.indexOf(a)]!);
-  const sizeB = cards.reduce((s, c) => s * c, 1);
-  const bStrides = stridesOf(cards);
-  const axes: number[] = [];
-  attributes.forEach((a, i) => {
-    const j = view.attributes.indexOf(a);
-    axes.push(prepared.strides[j]!, view.cardinalities[j]!, bStrides[i]!);
-  });
-  const z = new Float64Array(sizeB);
-  const diagB = new Float64Array(sizeB);
-  const rankB = prepared.rank1.map(() => new Float64Array(sizeB));
-  for (let u = 0; u < view.raw.length; u++) {
-    let b = 0;
-    for (let x = 0; x < axes.length; x += 3) b += (Math.floor(u / axes[x]!) % axes[x + 1]!) * axes[x + 2]!;
-    z[b] += view.raw[u]!;
-    diagB[b] += prepared.diag[u]!;
-    for (let r = 0; r < rankB.length; r++) rankB[r]![b] += prepared.rank1[r]![u]!;
+function addProjection(
+  z: Float64Array,
+  cov: Float64Array,
+  zs: Float64Array,
+  ss: Float64Array,
+  as: Float64Array,
+  at: number,
+  c: number,
+  sign: number,
+): void {
+  for (let b = 0; b < c; b++) {
+    z[b]! += sign * zs[at + b]!;
+    const ab = sign * as[at + b]!;
+    const row = b * c;
+    cov[row + b]! += sign * ss[at + b]!;
+    for (let e = 0; e < c; e++) cov[row + e]! -= ab * as[at + e]!;
   }
-  const cov = new Float64Array(sizeB * sizeB);
-  for (let b = 0; b < sizeB; b++) cov[b * sizeB + b] = diagB[b]!;
-  for (const a of rankB)
-    for (let b = 0; b < sizeB; b++) for (let c = 0; c < sizeB; c++) cov[b * sizeB + c] -= a[b]! * a[c]!;
-  return { z, cov };
-}
-
-const oneWays = new WeakMap<ViewNoiseInput, Map<number, { z: Float64Array; cov: Float64Array }>>();
-
-/** {@link projectOnto} one attribute, cached per view. */
-function oneWayOf(view: ViewNoiseInput, attribute: number): { z: Float64Array; cov: Float64Array } {
-  let cache = oneWays.get(view);
-  if (!cache) {
-    cache = new Map();
-    oneWays.set(view, cache);
-  }
-  let out = cache.get(attribute);
-  if (!out) {
-    out = projectOnto(view, [attribute]);
-    cache.set(attribute, out);
-  }
-  return out;
 }
 
 const transforms = new Map<string, Float64Array>();
@@ -383,9 +449,13 @@ export interface AnalyticResult {
  * Cov(z_V) = P Cov(f^_V) P^T from {@link estimateCovariance}, f_a = `fitted` (the
  * released answer). Views with the same
  * intersection with A and the same size share G, so their covariances are summed
- * first. The plug-in f is the released (non-negative) view. Cost per query:
- * O(sum_V |V| l) to project, plus O(g |A| |B|^2) for g distinct (A∩V, |V|)
- * groups, B = A∩V; no pass over the reports.
+ * first. The plug-in f is the released (non-negative) view. Cost: once per
+ * release, the index (O(sum_V |V| l), see `AnalyticIndex`: the views meeting A in
+ * one attribute enter through per-(attribute, size) sums, those meeting it in none
+ * through per-size totals); per query, O(|V| |B|) for each view sharing two or
+ * more attributes with A (found through the index's pair lists), plus
+ * O(g |A| |B| (|A| + |B|)) for g distinct (A∩V, |V|) groups, B = A∩V; no pass
+ * over the reports.
  */
 export function analyticAnswer(
   views: readonly ViewNoiseInput[],
@@ -398,38 +468,44 @@ export function analyticAnswer(
   const k = query.length;
   const sizeA = queryCardinalities.reduce((s, c) => s * c, 1);
   const stridesA = stridesOf(queryCardinalities);
-  const position = new Map<number, number>();
-  query.forEach((a, i) => {
-    position.set(a, i);
-  });
   const index = indexOf(views);
-  // Views meeting the query in one attribute enter through per-(attribute, size) sums built
-  // once per synopsis; views meeting it in none through per-size sums of their totals; only
-  // views meeting it in two or more attributes (few) are projected here, and taken out of
-  // the sums they were counted in.
+  const { positionOf, stamp } = index;
+  const round = ++index.round;
+  // Views meeting the query in one attribute enter through the per-(attribute, size) sums of
+  // the index; views meeting it in none through the per-size sums of their totals; only views
+  // meeting it in two or more attributes (found through the pair lists: few) are projected
+  // here, and taken out of the sums they were counted in.
   const weightOf = new Float64Array(1 << k);
   weightOf[0] = index.weight;
-  const multi = new Map<number, number>();
-  // With every attribute < 32, views are matched by their attribute bit masks (no map lookups).
-  let queryBits = 0;
-  for (const a of query) queryBits = a < 32 && queryBits !== -1 ? (queryBits | (1 << a)) >>> 0 : -1;
-  query.forEach((a, p) => {
-    weightOf[1 << p] = index.attributeWeight.get(a) ?? 0;
-    for (const v of index.byAttribute.get(a) ?? []) {
-      if (multi.has(v)) continue;
-      if (queryBits !== -1 && index.bits !== undefined) {
-        const shared = (index.bits[v]! & queryBits) >>> 0;
-        if ((shared & (shared - 1)) === 0) continue; // one shared attribute: in the 1-way sums
-      }
-      let mask = 0;
-      for (const b of views[v]!.attributes) {
-        const q = position.get(b);
-        if (q !== undefined) mask |= 1 << q;
-      }
-      if ((mask & (mask - 1)) !== 0) multi.set(v, mask);
+  for (let p = 0; p < k; p++) {
+    const a = query[p]!;
+    if (a < index.attributeBound) {
+      positionOf[a] = p;
+      weightOf[1 << p] = index.attributeWeight[a]!;
     }
-  });
-  // Group views by (mask, size): same G.
+  }
+  const multiViews: number[] = [];
+  const multiMasks: number[] = [];
+  for (let p = 0; p < k; p++)
+    for (let p2 = p + 1; p2 < k; p2++) {
+      const a = query[p]!;
+      const b = query[p2]!;
+      if (a >= index.attributeBound || b >= index.attributeBound) continue;
+      const holders = index.pairs.get(a < b ? a * index.attributeBound + b : b * index.attributeBound + a);
+      if (!holders) continue;
+      for (const v of holders) {
+        if (stamp[v] === round) continue;
+        stamp[v] = round;
+        let mask = 0;
+        for (let slot = index.slotStart[v]!; slot < index.slotStart[v + 1]!; slot++) {
+          const at = positionOf[index.slotAttribute[slot]!]!;
+          if (at >= 0) mask |= 1 << at;
+        }
+        multiViews.push(v);
+        multiMasks.push(mask);
+      }
+    }
+  // Group the contributions by (mask, view size): same G.
   interface Group {
     mask: number;
     size: number;
@@ -446,55 +522,71 @@ export function analyticAnswer(
     }
     return group;
   };
-  const add = (group: Group, sums: { z: Float64Array; cov: Float64Array }, sign: number) => {
-    for (let i = 0; i < sums.z.length; i++) group.z[i] += sign * sums.z[i]!;
-    for (let i = 0; i < sums.cov.length; i++) group.cov[i] += sign * sums.cov[i]!;
-  };
-  for (const [size, sums] of index.bySize) add(groupOf(0, size, 1), sums, 1);
-  query.forEach((a, p) => {
-    for (const [size, sums] of index.oneWay.get(a) ?? []) {
-      add(groupOf(0, size, 1), sums.empty, -1);
-      add(groupOf(1 << p, size, queryCardinalities[p]!), sums, 1);
+  for (const [size, sums] of index.bySize) {
+    const empty = groupOf(0, size, 1);
+    empty.z[0]! += sums.total;
+    empty.cov[0]! += sums.totalVariance;
+  }
+  for (let p = 0; p < k; p++) {
+    const a = query[p]!;
+    if (a >= index.attributeBound) continue;
+    for (const sums of index.oneWay[a]!) {
+      const empty = groupOf(0, sums.size, 1);
+      empty.z[0]! -= sums.total;
+      empty.cov[0]! -= sums.totalVariance;
+      const group = groupOf(1 << p, sums.size, sums.z.length);
+      for (let i = 0; i < sums.z.length; i++) group.z[i]! += sums.z[i]!;
+      for (let i = 0; i < sums.cov.length; i++) group.cov[i]! += sums.cov[i]!;
     }
-  });
-  for (const [v, mask] of multi) {
-    const view = views[v]!;
-    const size = view.raw.length;
+  }
+  for (let i = 0; i < multiViews.length; i++) {
+    const v = multiViews[i]!;
+    const mask = multiMasks[i]!;
+    const size = index.size[v]!;
     const w = 1 / size;
     let shared = 0;
     for (let beta = mask; beta !== 0; beta = (beta - 1) & mask) {
-      if ((beta & (beta - 1)) !== 0) weightOf[beta] += w;
+      if ((beta & (beta - 1)) !== 0) weightOf[beta]! += w;
       else shared++;
     }
-    const prepared = preparedOf(view);
     // Counted once in every per-attribute sum it belongs to: undo, then add its own projection.
-    add(
-      groupOf(0, size, 1),
-      { z: Float64Array.of(prepared.total), cov: Float64Array.of(prepared.totalVariance) },
-      shared - 1,
-    );
-    query.forEach((a, p) => {
-      if ((mask >>> p) & 1) add(groupOf(1 << p, size, queryCardinalities[p]!), oneWayOf(view, a), -1);
-    });
-    const positions: number[] = [];
-    for (let p = 0; p < k; p++) if ((mask >>> p) & 1) positions.push(p);
-    const group = groupOf(
-      mask,
-      size,
-      positions.reduce((s, p) => s * queryCardinalities[p]!, 1),
-    );
-    add(
-      group,
-      projectOnto(
-        view,
-        positions.map((p) => query[p]!),
-      ),
-      1,
-    );
+    const empty = groupOf(0, size, 1);
+    empty.z[0]! += (shared - 1) * index.total[v]!;
+    empty.cov[0]! += (shared - 1) * index.totalVariance[v]!;
+    // The view's slots of the shared attributes, in query order, and B's strides.
+    const slotsB: number[] = [];
+    let sizeB = 1;
+    for (let p = 0; p < k; p++) {
+      if (((mask >>> p) & 1) === 0) continue;
+      let slot = index.slotStart[v]!;
+      while (index.slotAttribute[slot] !== query[p]) slot++;
+      slotsB.push(slot);
+      sizeB *= index.slotCard[slot]!;
+      const c = index.slotCard[slot]!;
+      const one = groupOf(1 << p, size, c);
+      addProjection(one.z, one.cov, index.oneZ, index.oneDiag, index.oneRank, index.slotValues[slot]!, c, -1);
+    }
+    // z, s, a of the view projected on B = the shared attributes: O(|V| |B|), then dense O(|B|^2).
+    const zB = new Float64Array(sizeB);
+    const sB = new Float64Array(sizeB);
+    const aB = new Float64Array(sizeB);
+    const start = index.cellStart[v]!;
+    for (let u = 0; u < size; u++) {
+      let b = 0;
+      for (const slot of slotsB)
+        b = b * index.slotCard[slot]! + (Math.floor(u / index.slotStride[slot]!) % index.slotCard[slot]!);
+      zB[b]! += index.raw[start + u]!;
+      sB[b]! += index.diag[start + u]!;
+      aB[b]! += index.rank[start + u]!;
+    }
+    const group = groupOf(mask, size, sizeB);
+    addProjection(group.z, group.cov, zB, sB, aB, 0, sizeB, 1);
   }
+  for (let p = 0; p < k; p++) if (query[p]! < index.attributeBound) positionOf[query[p]!] = -1;
   const center = new Float64Array(sizeA);
   const variance = new Float64Array(sizeA);
   const covariance = withCovariance ? new Float64Array(sizeA * sizeA) : undefined;
+  const inv = transformMatrix(queryCardinalities, true);
   for (const group of groups.values()) {
     const bPositions: number[] = [];
     for (let p = 0; p < k; p++) if ((group.mask >>> p) & 1) bPositions.push(p);
@@ -506,7 +598,6 @@ export function analyticAnswer(
     // S moves B's coefficient j to A's coefficient target(j) scaled by w / W_support(j),
     // Inv_A the inverse transform of A (both matrices cached per shape).
     const F = transformMatrix(bCards, false);
-    const inv = transformMatrix(queryCardinalities, true);
     const G = new Float64Array(sizeA * sizeB);
     for (let j = 0; j < sizeB; j++) {
       let support = 0;
@@ -524,36 +615,29 @@ export function analyticAnswer(
         for (let a = 0; a < sizeA; a++) G[b * sizeA + a]! += inv[a * sizeA + target]! * f;
       }
     }
-    for (let a = 0; a < sizeA; a++) {
-      let mean = 0;
-      let v = 0;
-      for (let b = 0; b < sizeB; b++) {
-        const gab = G[b * sizeA + a]!;
-        mean += gab * group.z[b]!;
-        if (gab === 0) continue;
-        let row = 0;
-        for (let c = 0; c < sizeB; c++) row += group.cov[b * sizeB + c]! * G[c * sizeA + a]!;
-        v += gab * row;
+    // S G^T (|B| x |A|), then mean = G z and (G S G^T) on the diagonal (or in full).
+    const sg = new Float64Array(sizeB * sizeA);
+    for (let b = 0; b < sizeB; b++)
+      for (let c = 0; c < sizeB; c++) {
+        const s = group.cov[b * sizeB + c]!;
+        if (s === 0) continue;
+        for (let a = 0; a < sizeA; a++) sg[b * sizeA + a]! += s * G[c * sizeA + a]!;
       }
-      center[a] += mean;
-      variance[a] += v;
+    for (let b = 0; b < sizeB; b++) {
+      const zb = group.z[b]!;
+      for (let a = 0; a < sizeA; a++) {
+        const gab = G[b * sizeA + a]!;
+        center[a]! += gab * zb;
+        variance[a]! += gab * sg[b * sizeA + a]!;
+      }
     }
-    if (covariance) {
-      // (G S G^T)_{a a'} = sum_b G[a,b] (S G^T)[b, a'].
-      const sg = new Float64Array(sizeB * sizeA);
-      for (let b = 0; b < sizeB; b++)
-        for (let a = 0; a < sizeA; a++) {
-          let row = 0;
-          for (let c = 0; c < sizeB; c++) row += group.cov[b * sizeB + c]! * G[c * sizeA + a]!;
-          sg[b * sizeA + a] = row;
-        }
+    if (covariance)
       for (let a = 0; a < sizeA; a++)
         for (let b = 0; b < sizeB; b++) {
           const gab = G[b * sizeA + a]!;
           if (gab === 0) continue;
           for (let a2 = 0; a2 < sizeA; a2++) covariance[a * sizeA + a2]! += gab * sg[b * sizeA + a2]!;
         }
-    }
   }
   let total = 0;
   for (let a = 0; a < sizeA; a++) total += Math.max(0, fitted[a]!);

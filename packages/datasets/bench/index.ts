@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { latency, nsPer, perSecond, printTable, runtime } from "@calm-ldp/bench-support";
 import { seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
 import type { LoadedDataset } from "../src/index.js";
@@ -106,31 +107,21 @@ for (const task of tasks) {
 }
 await bench.run();
 
-console.log(`Node ${process.version}, ${process.platform}/${process.arch}`);
-console.log(
-  "task".padEnd(46),
-  "first ms".padStart(9),
-  "mean ms".padStart(9),
-  "best ms".padStart(9),
-  "records".padStart(10),
-  "records/s".padStart(13),
-  "ns/value".padStart(9),
+console.log(runtime());
+printTable(
+  ["task", "first ms", "mean ms", "best ms", "records", "records/s", "ns/value"],
+  bench.tasks.map((task) => {
+    const { mean, best } = latency(task);
+    const size = sizes[task.name]!;
+    return [
+      task.name,
+      first[task.name]!.toFixed(1),
+      mean.toFixed(1),
+      best.toFixed(1),
+      String(size.rows),
+      perSecond(size.rows, best),
+      nsPer(best, size.values),
+    ];
+  }),
 );
-for (const task of bench.tasks) {
-  const latency = task.result?.latency;
-  const mean = latency?.mean ?? Number.NaN;
-  const best = latency?.min ?? Number.NaN;
-  const size = sizes[task.name]!;
-  console.log(
-    task.name.padEnd(46),
-    first[task.name]!.toFixed(1).padStart(9),
-    mean.toFixed(1).padStart(9),
-    best.toFixed(1).padStart(9),
-    String(size.rows).padStart(10),
-    Math.round((size.rows / best) * 1000)
-      .toLocaleString("en-US")
-      .padStart(13),
-    ((best * 1e6) / size.values).toFixed(2).padStart(9),
-  );
-}
 console.error(`(checksum ${sink})`);

@@ -8,6 +8,7 @@
  * - the one-report-at-a-time API (perturb + add per user, 1e5 users),
  * - the count-level simulation (O(D) per group) + estimate.
  */
+import { latency, nsPer, perSecond, printTable, runtime } from "@calm-ldp/bench-support";
 import { cryptoRng, seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
 import { createOracle, type FrequencyOracle, ORACLE_NAMES, valueCounts, zipfValues } from "../src/index.js";
@@ -68,25 +69,13 @@ for (const [name, oracle] of oracles) {
 }
 
 await bench.run();
-console.log(`n = ${n}, D = ${domain} (rr: D = 2), eps = ${eps}, Zipf(1.1); Node ${process.version}`);
-console.log(
-  "task".padEnd(58),
-  "mean ms".padStart(9),
-  "best ms".padStart(9),
-  "reports/s".padStart(12),
-  "ns/report".padStart(10),
+console.log(`n = ${n}, D = ${domain} (rr: D = 2), eps = ${eps}, Zipf(1.1); ${runtime()}`);
+printTable(
+  ["task", "mean ms", "best ms", "reports/s", "ns/report"],
+  bench.tasks.map((task) => {
+    const { mean, best } = latency(task);
+    const count = items[task.name]!;
+    return [task.name, mean.toFixed(2), best.toFixed(2), perSecond(count, best), nsPer(best, count, 1)];
+  }),
 );
-for (const task of bench.tasks) {
-  const latency = task.result?.latency;
-  const mean = latency?.mean ?? Number.NaN;
-  const best = latency?.min ?? Number.NaN;
-  const count = items[task.name]!;
-  console.log(
-    task.name.padEnd(58),
-    mean.toFixed(2).padStart(9),
-    best.toFixed(2).padStart(9),
-    (count / (best / 1000)).toExponential(2).padStart(12),
-    ((best * 1e6) / count).toFixed(1).padStart(10),
-  );
-}
 console.log(`(checksum ${sink.toFixed(3)})`);

@@ -4,6 +4,7 @@
  * runs (the figure to reach: 2^20 doubles in <= 30 ms), and rank/unrank and
  * marginal-from-coefficients rates. Every result feeds a checksum that is printed.
  */
+import { latency, nsPer, printTable } from "@calm-ldp/bench-support";
 import { Bench } from "tinybench";
 import { createCoefficientIndex, fwht, marginalFromRankedCoefficients } from "../src/index.js";
 
@@ -16,13 +17,7 @@ function fill(size: number): Float64Array {
 }
 
 console.log("FWHT, in place (orthonormal scaling, so repeated runs stay bounded)");
-console.log(
-  "size".padEnd(8),
-  "best ms".padStart(10),
-  "median ms".padStart(10),
-  "ns/element".padStart(11),
-  "Melem/s".padStart(9),
-);
+const fwhtRows: string[][] = [];
 for (const m of [10, 12, 14, 16, 18, 20, 22]) {
   const size = 2 ** m;
   const data = fill(size);
@@ -38,14 +33,15 @@ for (const m of [10, 12, 14, 16, 18, 20, 22]) {
   times.sort((a, b) => a - b);
   const best = times[0]!;
   const median = times[times.length >> 1]!;
-  console.log(
-    `2^${m}`.padEnd(8),
-    best.toFixed(3).padStart(10),
-    median.toFixed(3).padStart(10),
-    ((best * 1e6) / size).toFixed(2).padStart(11),
-    (size / best / 1e3).toFixed(0).padStart(9),
-  );
+  fwhtRows.push([
+    `2^${m}`,
+    best.toFixed(3),
+    median.toFixed(3),
+    nsPer(best, size),
+    (size / best / 1e3).toFixed(0),
+  ]);
 }
+printTable(["size", "best ms", "median ms", "ns/element", "Melem/s"], fwhtRows);
 
 const index = createCoefficientIndex(32, 8);
 const ranks = Float64Array.from({ length: 4096 }, (_, i) =>
@@ -66,10 +62,11 @@ bench
   });
 await bench.run();
 console.log();
-console.log("task".padEnd(54), "ms/op".padStart(9), "ns/item".padStart(9));
-for (const task of bench.tasks) {
-  const ms = task.result?.latency?.mean ?? Number.NaN;
-  const items = task.name.includes("4096") ? 4096 : 100;
-  console.log(task.name.padEnd(54), ms.toFixed(4).padStart(9), ((ms * 1e6) / items).toFixed(1).padStart(9));
-}
+printTable(
+  ["task", "ms/op", "ns/item"],
+  bench.tasks.map((task) => {
+    const { mean } = latency(task);
+    return [task.name, mean.toFixed(4), nsPer(mean, task.name.includes("4096") ? 4096 : 100, 1)];
+  }),
+);
 console.log(`(checksum ${sink})`);

@@ -3,6 +3,7 @@
  * Prints ms per operation and items (records or cells) per second for contingency
  * tables, projection, consistency, non-negativity and the alternating loop.
  */
+import { latency, nsPer, perSecond, printTable } from "@calm-ldp/bench-support";
 import { seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
 import {
@@ -126,25 +127,15 @@ const items: Record<string, number> = {
 };
 
 await bench.run();
-console.log(
-  "task".padEnd(56),
-  "ms/op".padStart(10),
-  "items/s".padStart(16),
-  "ns/item".padStart(9),
-  " (items: records or cells)",
+console.log("(items: records or cells)");
+printTable(
+  ["task", "ms/op", "items/s", "ns/item"],
+  bench.tasks.map((task) => {
+    const { mean } = latency(task);
+    const n = items[task.name]!;
+    return [task.name, mean.toFixed(3), perSecond(n, mean), nsPer(mean, n)];
+  }),
 );
-for (const task of bench.tasks) {
-  const ms = task.result?.latency?.mean ?? Number.NaN;
-  const n = items[task.name]!;
-  console.log(
-    task.name.padEnd(56),
-    ms.toFixed(3).padStart(10),
-    Math.round((n / ms) * 1000)
-      .toLocaleString("en-US")
-      .padStart(16),
-    ((ms * 1e6) / n).toFixed(2).padStart(9),
-  );
-}
 const wide = postProcessViews(wideViews, { method: "norm-sub" });
 const narrow = postProcessViews(pairViews, { method: "norm-sub" });
 console.log(

@@ -2,6 +2,7 @@
  * Throughput of the random sources and samplers. Run: `npx tsx bench/index.ts`.
  * Prints words/s for bulk fills, single-draw rates and binomial draws/s.
  */
+import { latency, nsPer, perSecond, printTable } from "@calm-ldp/bench-support";
 import { Bench } from "tinybench";
 import { binomial, createBernoulli, cryptoRng, seededRng, uniformIntSampler } from "../src/index.js";
 
@@ -53,17 +54,12 @@ for (const task of bench.tasks) {
   const suffix = /x (1e\d)/.exec(task.name);
   itemsPer[task.name] = suffix ? Number(suffix[1]) : WORDS;
 }
-console.log("task".padEnd(42), "ms/op".padStart(10), "items/s".padStart(16), "ns/item".padStart(10));
-for (const task of bench.tasks) {
-  const meanMs = task.result?.latency?.mean ?? Number.NaN;
-  const items = itemsPer[task.name]!;
-  console.log(
-    task.name.padEnd(42),
-    meanMs.toFixed(3).padStart(10),
-    Math.round((items / meanMs) * 1000)
-      .toLocaleString("en-US")
-      .padStart(16),
-    ((meanMs * 1e6) / items).toFixed(2).padStart(10),
-  );
-}
+printTable(
+  ["task", "ms/op", "items/s", "ns/item"],
+  bench.tasks.map((task) => {
+    const { mean } = latency(task);
+    const items = itemsPer[task.name]!;
+    return [task.name, mean.toFixed(3), perSecond(items, mean), nsPer(mean, items)];
+  }),
+);
 console.log(`(checksum ${sink >>> 0})`);

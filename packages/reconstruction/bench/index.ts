@@ -5,6 +5,7 @@
  * CALM-shaped synopses (d = 32 binary attributes: 496 pairwise views, or 1,048
  * 8-way views; random 8-way queries).
  */
+import { latency, perSecond, printTable } from "@calm-ldp/bench-support";
 import {
   contingencyTable,
   createRecordStore,
@@ -71,26 +72,18 @@ bench
   );
 await bench.run();
 
-console.log(
-  "task".padEnd(42),
-  "ms/query".padStart(10),
-  "p50 ms".padStart(9),
-  "queries/s".padStart(10),
-  "mean sweeps".padStart(12),
+printTable(
+  ["task", "ms/query", "p50 ms", "queries/s", "mean sweeps"],
+  bench.tasks.map((task) => {
+    const { mean, p50 } = latency(task);
+    const list = sweeps[task.name] ?? [];
+    return [
+      task.name,
+      mean.toFixed(3),
+      p50.toFixed(3),
+      perSecond(1, mean),
+      (list.reduce((s, x) => s + x, 0) / list.length).toFixed(1),
+    ];
+  }),
 );
-for (const task of bench.tasks) {
-  const latency = task.result?.latency;
-  const mean = latency?.mean ?? Number.NaN;
-  const p50 = latency?.p50 ?? Number.NaN;
-  const list = sweeps[task.name] ?? [];
-  console.log(
-    task.name.padEnd(42),
-    mean.toFixed(3).padStart(10),
-    p50.toFixed(3).padStart(9),
-    Math.round(1000 / mean)
-      .toLocaleString("en-US")
-      .padStart(10),
-    (list.reduce((s, x) => s + x, 0) / list.length).toFixed(1).padStart(12),
-  );
-}
 console.log(`(checksum ${sink})`);

@@ -1,9 +1,11 @@
 import type { AttributePlan, AttributeReport, EmOptions, EmSynopsis } from "../api.js";
 import { ATTRIBUTE_KERNELS } from "../attribute-kernel.js";
-import { familyMethod, type RegistryMethod } from "./family.js";
+import { type MethodConstructor, methodConstructor, type RegistryMethod } from "./family.js";
 
 /** EM and InpEM: their synopsis answers with EM diagnostics. */
 export type EmMethod = RegistryMethod<AttributePlan, AttributeReport, EmSynopsis>;
+
+type EmConstructor = MethodConstructor<AttributePlan, AttributeReport, EmSynopsis, EmOptions>;
 
 /**
  * EM (CALM §3.6, appendix A.2): every attribute through GRR with eps/d; each
@@ -11,9 +13,7 @@ export type EmMethod = RegistryMethod<AttributePlan, AttributeReport, EmSynopsis
  * estimate. No count-level simulation (the server keeps the reports): per user.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createEm(options: EmOptions = {}): EmMethod {
-  return familyMethod(ATTRIBUTE_KERNELS, "em", "EM", options);
-}
+export const createEm: EmConstructor = methodConstructor(ATTRIBUTE_KERNELS, "em", "EM");
 
 /**
  * InpEM (Cormode et al. §4.4, after Fanti et al.): every bit of the binary
@@ -22,6 +22,4 @@ export function createEm(options: EmOptions = {}): EmMethod {
  * of their Table 3.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpEm(options: EmOptions = {}): EmMethod {
-  return familyMethod(ATTRIBUTE_KERNELS, "inpem", "InpEM", options);
-}
+export const createInpEm: EmConstructor = methodConstructor(ATTRIBUTE_KERNELS, "inpem", "InpEM");

@@ -50,12 +50,22 @@ export interface RegistryMethod<Plan extends ProtocolPlan, Report, Synopsis exte
   simulatePerUser(plan: Plan, data: RecordStore, rng: Rng): ReportAggregator<Report>;
 }
 
+/** @internal A method's constructor, as `createFc` etc.: the caller's options in, the method out. */
+export type MethodConstructor<
+  Plan extends ProtocolPlan,
+  Report,
+  Synopsis extends MarginalSynopsis,
+  Options extends BaselineOptions,
+> = (options?: Options) => RegistryMethod<Plan, Report, Synopsis>;
+
 /**
- * @internal Method `id` of a family: the family's functions bound to the caller's
- * options (checked here: `answers`; the rest when planning). `countLevel: false`
- * leaves out `simulate` (InpOLH: FC's kernel, but no exact count-level law). O(1).
+ * @internal The constructor of method `id` of a family: `(options) =>` the family's
+ * functions bound to the caller's options (checked here: `answers`; the rest when
+ * planning). `countLevel: false` leaves out `simulate` (InpOLH: FC's kernel, but no
+ * exact count-level law). Building a method is O(1); its costs are those of its
+ * family functions.
  */
-export function familyMethod<
+export function methodConstructor<
   Plan extends BaselinePlanBase,
   Report,
   Options extends BaselineOptions,
@@ -64,20 +74,21 @@ export function familyMethod<
   family: MethodFamily<Plan, Report, Options, Synopsis>,
   id: Plan["method"],
   label: string,
-  options: Options,
   countLevel = true,
-): RegistryMethod<Plan, Report, Synopsis> {
-  const answers = checkAnswers(id, options.answers);
+): MethodConstructor<Plan, Report, Synopsis, Options> {
   const { Aggregator, simulate, expectedSse } = family;
-  return {
-    id,
-    label,
-    plan: (parameters) => family.plan(id, parameters, options),
-    report: family.report,
-    createAggregator: (plan) => new Aggregator(plan),
-    estimate: (plan, aggregator) => family.estimate(plan, aggregator, answers, options),
-    simulatePerUser: (plan, data, rng) => family.simulatePerUser(plan, data, rng, options),
-    ...(countLevel && simulate !== undefined ? { simulate } : {}),
-    ...(expectedSse !== undefined ? { expectedSse } : {}),
+  return (options = {} as Options) => {
+    const answers = checkAnswers(id, options.answers);
+    return {
+      id,
+      label,
+      plan: (parameters) => family.plan(id, parameters, options),
+      report: family.report,
+      createAggregator: (plan) => new Aggregator(plan),
+      estimate: (plan, aggregator) => family.estimate(plan, aggregator, answers, options),
+      simulatePerUser: (plan, data, rng) => family.simulatePerUser(plan, data, rng, options),
+      ...(countLevel && simulate !== undefined ? { simulate } : {}),
+      ...(expectedSse !== undefined ? { expectedSse } : {}),
+    };
   };
 }

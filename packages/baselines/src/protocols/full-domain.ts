@@ -1,9 +1,14 @@
 import type { BaselineOptions, FullDomainPlan, FullDomainReport } from "../api.js";
 import { expectedSseFullDomain } from "../expected-sse.js";
 import { FULL_DOMAIN_KERNELS, type FullDomainSynopsis } from "../full-domain-kernel.js";
-import { familyMethod, type RegistryMethod } from "./family.js";
+import { type MethodConstructor, methodConstructor } from "./family.js";
 
-type FullDomainMethod = RegistryMethod<FullDomainPlan, FullDomainReport, FullDomainSynopsis>;
+type FullDomainConstructor = MethodConstructor<
+  FullDomainPlan,
+  FullDomainReport,
+  FullDomainSynopsis,
+  BaselineOptions
+>;
 
 const FULL_DOMAIN = { ...FULL_DOMAIN_KERNELS, expectedSse: expectedSseFullDomain };
 
@@ -14,24 +19,18 @@ const FULL_DOMAIN = { ...FULL_DOMAIN_KERNELS, expectedSse: expectedSseFullDomain
  * Refuses when the full table exceeds `maxCells` (d = 32 binary: 2^32 cells).
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createFc(options: BaselineOptions = {}): FullDomainMethod {
-  return familyMethod(FULL_DOMAIN, "fc", "FC", options);
-}
+export const createFc: FullDomainConstructor = methodConstructor(FULL_DOMAIN, "fc", "FC");
 
 /**
  * InpRR (Cormode et al. §4.2): every bit of the one-hot full binary table through
  * RR with eps/2 (SUE over 2^{total bits}). Exact count-level simulation.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpRr(options: BaselineOptions = {}): FullDomainMethod {
-  return familyMethod(FULL_DOMAIN, "inprr", "InpRR", options);
-}
+export const createInpRr: FullDomainConstructor = methodConstructor(FULL_DOMAIN, "inprr", "InpRR");
 
 /** InpPS (Cormode et al. §4.2): the record's binary code through GRR over 2^{total bits}. Exact count-level simulation.
  * Building the method is O(1); its costs are those of its family functions. */
-export function createInpPs(options: BaselineOptions = {}): FullDomainMethod {
-  return familyMethod(FULL_DOMAIN, "inpps", "InpPS", options);
-}
+export const createInpPs: FullDomainConstructor = methodConstructor(FULL_DOMAIN, "inpps", "InpPS");
 
 /**
  * InpOLH (Cormode et al. appendix B.2): the record's binary code through OLH
@@ -40,6 +39,4 @@ export function createInpPs(options: BaselineOptions = {}): FullDomainMethod {
  * joint law of the support counts intractable): runs per user.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpOlh(options: BaselineOptions = {}): FullDomainMethod {
-  return familyMethod(FULL_DOMAIN, "inpolh", "InpOLH", options, false);
-}
+export const createInpOlh: FullDomainConstructor = methodConstructor(FULL_DOMAIN, "inpolh", "InpOLH", false);

@@ -1,9 +1,9 @@
 import type { BaselineOptions, GroupPlan, GroupReport } from "../api.js";
 import { expectedSseGroups } from "../expected-sse.js";
 import { GROUP_KERNELS, type GroupSynopsis } from "../group-kernel.js";
-import { familyMethod, type RegistryMethod } from "./family.js";
+import { type MethodConstructor, methodConstructor } from "./family.js";
 
-type GroupMethod = RegistryMethod<GroupPlan, GroupReport, GroupSynopsis>;
+type GroupConstructor = MethodConstructor<GroupPlan, GroupReport, GroupSynopsis, BaselineOptions>;
 
 const GROUPS = { ...GROUP_KERNELS, expectedSse: expectedSseGroups };
 
@@ -14,18 +14,12 @@ const GROUPS = { ...GROUP_KERNELS, expectedSse: expectedSseGroups };
  * users than groups.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createAm(options: BaselineOptions = {}): GroupMethod {
-  return familyMethod(GROUPS, "am", "AM", options);
-}
+export const createAm: GroupConstructor = methodConstructor(GROUPS, "am", "AM");
 
 /** MargRR (Cormode et al. §4.3): a random k-way marginal's one-hot binary code through SUE (RR with eps/2 per bit).
  * Building the method is O(1); its costs are those of its family functions. */
-export function createMargRr(options: BaselineOptions = {}): GroupMethod {
-  return familyMethod(GROUPS, "margrr", "MargRR", options);
-}
+export const createMargRr: GroupConstructor = methodConstructor(GROUPS, "margrr", "MargRR");
 
 /** MargPS (Cormode et al. §4.3): a random k-way marginal's binary code through GRR (preferential sampling).
  * Building the method is O(1); its costs are those of its family functions. */
-export function createMargPs(options: BaselineOptions = {}): GroupMethod {
-  return familyMethod(GROUPS, "margps", "MargPS", options);
-}
+export const createMargPs: GroupConstructor = methodConstructor(GROUPS, "margps", "MargPS");

@@ -1,9 +1,9 @@
 import type { BaselineOptions, HadamardPlan, HadamardReport } from "../api.js";
 import { expectedSseHadamard } from "../expected-sse.js";
 import { HADAMARD_KERNELS, type HadamardSynopsis } from "../hadamard-kernel.js";
-import { familyMethod, type RegistryMethod } from "./family.js";
+import { type MethodConstructor, methodConstructor } from "./family.js";
 
-type HadamardMethod = RegistryMethod<HadamardPlan, HadamardReport, HadamardSynopsis>;
+type HadamardConstructor = MethodConstructor<HadamardPlan, HadamardReport, HadamardSynopsis, BaselineOptions>;
 
 const HADAMARD = { ...HADAMARD_KERNELS, expectedSse: expectedSseHadamard };
 
@@ -13,15 +13,11 @@ const HADAMARD = { ...HADAMARD_KERNELS, expectedSse: expectedSseHadamard };
  * sets touching 1..k attributes, through binary RR with the whole eps.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpHt(options: BaselineOptions = {}): HadamardMethod {
-  return familyMethod(HADAMARD, "inpht", "InpHT", options);
-}
+export const createInpHt: HadamardConstructor = methodConstructor(HADAMARD, "inpht", "InpHT");
 
 /** FT (CALM §3.5): the CALM paper's name for InpHT on binary-encoded data; the same method under the id "ft".
  * Building the method is O(1); its costs are those of its family functions. */
-export function createFt(options: BaselineOptions = {}): HadamardMethod {
-  return familyMethod(HADAMARD, "ft", "FT", options);
-}
+export const createFt: HadamardConstructor = methodConstructor(HADAMARD, "ft", "FT");
 
 /**
  * MargHT (Cormode et al. §4.3): a random k-way marginal, one of its 2^k - 1
@@ -29,6 +25,4 @@ export function createFt(options: BaselineOptions = {}): HadamardMethod {
  * coefficients.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createMargHt(options: BaselineOptions = {}): HadamardMethod {
-  return familyMethod(HADAMARD, "marght", "MargHT", options);
-}
+export const createMargHt: HadamardConstructor = methodConstructor(HADAMARD, "marght", "MargHT");

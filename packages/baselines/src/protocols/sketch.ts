@@ -1,6 +1,9 @@
 import type { HadamardSketchReport, SketchOptions, SketchPlan, SketchReport } from "../api.js";
 import { CMS_KERNELS, HCMS_KERNELS, type SketchSynopsis } from "../sketch-kernel.js";
-import { familyMethod, type RegistryMethod } from "./family.js";
+import { type MethodConstructor, methodConstructor } from "./family.js";
+
+type CmsConstructor = MethodConstructor<SketchPlan, SketchReport, SketchSynopsis, SketchOptions>;
+type HcmsConstructor = MethodConstructor<SketchPlan, HadamardSketchReport, SketchSynopsis, SketchOptions>;
 
 /**
  * InpCMS (Cormode et al. appendix B.2; Apple's count-mean sketch): each user picks
@@ -9,11 +12,7 @@ import { familyMethod, type RegistryMethod } from "./family.js";
  * marginalised. Options: rows (g, default 5), width (w, default 256), seed.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpCms(
-  options: SketchOptions = {},
-): RegistryMethod<SketchPlan, SketchReport, SketchSynopsis> {
-  return familyMethod(CMS_KERNELS, "inpcms", "InpCMS", options);
-}
+export const createInpCms: CmsConstructor = methodConstructor(CMS_KERNELS, "inpcms", "InpCMS");
 
 /**
  * InpHTCMS (Cormode et al. appendix B.2; Apple's Hadamard count-mean sketch): a
@@ -21,8 +20,4 @@ export function createInpCms(
  * its sign through binary RR with eps; rows are rebuilt by the inverse FWHT.
  * Building the method is O(1); its costs are those of its family functions.
  */
-export function createInpHtCms(
-  options: SketchOptions = {},
-): RegistryMethod<SketchPlan, HadamardSketchReport, SketchSynopsis> {
-  return familyMethod(HCMS_KERNELS, "inphtcms", "InpHTCMS", options);
-}
+export const createInpHtCms: HcmsConstructor = methodConstructor(HCMS_KERNELS, "inphtcms", "InpHTCMS");

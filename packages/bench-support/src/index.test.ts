@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { formatTable, latency, nsPer, perSecond, runtime } from "./index.js";
+
+describe("bench-support", () => {
+  it("pads the first column at the end and the others at the start, each to its widest cell", () => {
+    expect(
+      formatTable(
+        ["task", "ms"],
+        [
+          ["a long task name", "1.5"],
+          ["b", "12.25"],
+        ],
+      ),
+    ).toEqual(["task                 ms", "a long task name    1.5", "b                 12.25"]);
+  });
+
+  it("reads a tinybench task's latencies, NaN when it did not run", () => {
+    expect(latency({ name: "x", result: { latency: { mean: 2, min: 1, p50: 1.5 } } })).toEqual({
+      mean: 2,
+      best: 1,
+      p50: 1.5,
+    });
+    const missing = latency({ name: "y" });
+    expect([missing.mean, missing.best, missing.p50].every(Number.isNaN)).toBe(true);
+  });
+
+  it("formats rates and per-item costs", () => {
+    expect(perSecond(2_000_000, 1000)).toBe("2,000,000");
+    expect(nsPer(1, 1000)).toBe("1000.00");
+    expect(nsPer(2, 1_000_000, 1)).toBe("2.0");
+    expect(runtime()).toMatch(/^Node v\d+/);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * What the packages' benchmarks (`bench/` beside each package) share: a plain-text
+ * table (first column left-aligned, the others right-aligned, each as wide as its
+ * widest cell), a tinybench task's latencies, throughput and per-item cost, and the
+ * runtime line. Private to the workspace: benchmarks only, never published.
+ */
+
+/** The latency statistics a bench table reads from a tinybench task (ms). */
+export interface TimedTask {
+  readonly name: string;
+  readonly result?: {
+    readonly latency?: { readonly mean: number; readonly min: number; readonly p50?: number | undefined };
+  };
+}
+
+/** A task's latency in ms: mean, best (minimum) and median; NaN when it did not run. O(1). */
+export function latency(task: TimedTask): { mean: number; best: number; p50: number } {
+  const stats = task.result?.latency;
+  return { mean: stats?.mean ?? Number.NaN, best: stats?.min ?? Number.NaN, p50: stats?.p50 ?? Number.NaN };
+}
+
+/** Items per second when `items` take `ms` milliseconds, rounded and grouped ("1,234,567"). */
+export function perSecond(items: number, ms: number): string {
+  return Math.round((items / ms) * 1000).toLocaleString("en-US");
+}
+
+/** Nanoseconds per item when `items` take `ms` milliseconds, with `digits` decimals. */
+export function nsPer(ms: number, items: number, digits = 2): string {
+  return ((ms * 1e6) / items).toFixed(digits);
+}
+
+/** The runtime a benchmark ran on: `Node v20.x.y, linux/x64`. */
+export function runtime(): string {
+  return `Node ${process.version}, ${process.platform}/${process.arch}`;
+}
+
+/**
+ * The lines of a table: `header` then `rows`, cells separated by two spaces, the
+ * first column padded at the end and the others at the start to their widest cell.
+ * O(cells).
+ */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (row: readonly string[]) =>
+    widths
+      .map((width, column) =>
+        column === 0 ? (row[0] ?? "").padEnd(width) : (row[column] ?? "").padStart(width),
+      )
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** Prints {@link formatTable}'s lines with console.log. */
+export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
+  for (const line of formatTable(header, rows)) console.log(line);
+}

@@ -1,0 +1,27 @@
+import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import { type CalmIntervalTable, normalInterval } from "./interval.js";
+
+/**
+ * The released table of an analytic (normal-approximation) interval: `table`
+ * (the released answer) with, per cell, `center -+ z sqrt(variance)` clipped to
+ * [0, 1] ({@link normalInterval}), the level, and `covariance` when given. Used by
+ * CALM's analytic path and the baselines' linear methods. O(cells).
+ */
+export function analyticIntervalTable(
+  table: MarginalTable,
+  level: number,
+  z: number,
+  center: Float64Array,
+  variance: ArrayLike<number>,
+  covariance?: Float64Array,
+): CalmIntervalTable {
+  return {
+    ...table,
+    level,
+    ...normalInterval(center, variance, z),
+    intervalMethod: "analytic",
+    center,
+    replicates: 0,
+    ...(covariance ? { covariance } : {}),
+  };
+}
