@@ -2,6 +2,7 @@ import type { MarginalTable } from "@calm-ldp/marginal-algebra";
 import type { ChiSquareOptions, ChiSquareTest } from "./api.js";
 import { chiSquareQuantile, chiSquareSurvival } from "./chi-square-distribution.js";
 import { fail } from "./errors.js";
+import { significanceLevel, userCount } from "./hypothesis-inputs.js";
 
 /**
  * Pearson's chi-square test of independence on a 2-way marginal (Cormode et al.
@@ -23,9 +24,8 @@ export function chiSquareIndependence(
 ): ChiSquareTest {
   const where = "chiSquareIndependence";
   if (table?.attributes?.length !== 2) fail(where, "table must be a 2-way marginal", table?.attributes);
-  if (!(Number.isFinite(n) && n > 0)) fail(where, "n must be a finite number > 0", n);
-  const alpha = options.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1)) fail(where, "alpha must be in (0, 1)", alpha);
+  userCount(where, n);
+  const alpha = significanceLevel(where, options.alpha);
   const [rows, cols] = table.cardinalities as [number, number];
   if (table.cells.length !== rows * cols)
     fail(where, `table must have ${rows * cols} cells`, table.cells.length);

@@ -2,6 +2,7 @@ import { createTable } from "@calm-ldp/marginal-algebra";
 import { type Rng, seededRng } from "@calm-ldp/random";
 import { chiSquareIndependence } from "./chi-square-test.js";
 import { fail } from "./errors.js";
+import { checkCovariance, significanceLevel, userCount } from "./hypothesis-inputs.js";
 
 /** What the noise-aware test needs of a private 2-way answer (a baselines/calm-core interval answer with `covariance: true`). */
 export interface PrivateTwoWay {
@@ -70,41 +71,29 @@ export function noiseAwareChiSquare(
   const [rows, cols] = answer.cardinalities as [number, number];
   const size = rows * cols;
   if (answer.center?.length !== size) fail(where, `center must have ${size} cells`, answer.center?.length);
-  if (answer.covariance?.length !== size * size)
-    fail(
-      where,
-      `covariance must have ${size * size} entries (ask the query for covariance: true)`,
-      answer.covariance?.length,
-    );
-  if (!(Number.isFinite(n) && n > 0)) fail(where, "n must be a finite number > 0", n);
-  const alpha = options.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1)) fail(where, "alpha must be in (0, 1)", alpha);
+  checkCovariance(where, answer.covariance, size);
+  userCount(where, n);
+  const alpha = significanceLevel(where, options.alpha);
   const replicates = options.replicates ?? 1000;
   if (!(Number.isInteger(replicates) && replicates >= 19))
     fail(where, "replicates must be an integer >= 19", replicates);
   const rng = options.rng ?? seededRng(0);
   const kind = options.statistic ?? "wald";
   if (kind !== "wald" && kind !== "pearson") fail(where, 'statistic must be "wald" or "pearson"', kind);
-  const pearson = (cells: Float64Array): number => {
+  // Pearson's test on cells as they are; none when their total is not positive.
+  const plainTest = (cells: Float64Array) => {
     let total = 0;
     for (const x of cells) total += x;
-    if (!(total > 0)) return 0;
-    return chiSquareIndependence(createTable(answer.attributes, answer.cardinalities, { cells }), n)
-      .statistic;
+    return total > 0
+      ? chiSquareIndependence(createTable(answer.attributes, answer.cardinalities, { cells }), n)
+      : null;
   };
   const statisticOf =
-    kind === "pearson" ? pearson : waldStatistic(answer.center, answer.covariance, rows, cols);
+    kind === "pearson"
+      ? (cells: Float64Array) => plainTest(cells)?.statistic ?? 0
+      : waldStatistic(answer.center, answer.covariance, rows, cols);
   const observed = statisticOf(Float64Array.from(answer.center));
-  const plugIn = (() => {
-    let total = 0;
-    for (const x of answer.center) total += x;
-    return total > 0
-      ? chiSquareIndependence(
-          createTable(answer.attributes, answer.cardinalities, { cells: Float64Array.from(answer.center) }),
-          n,
-        ).pValue
-      : 1;
-  })();
+  const plugIn = plainTest(Float64Array.from(answer.center))?.pValue ?? 1;
   // The null: product of the clipped, normalised margins.
   const rowMass = new Float64Array(rows);
   const colMass = new Float64Array(cols);

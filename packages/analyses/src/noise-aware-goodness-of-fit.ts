@@ -1,5 +1,6 @@
 import { chiSquareSurvival } from "./chi-square-distribution.js";
 import { fail } from "./errors.js";
+import { checkCovariance, significanceLevel } from "./hypothesis-inputs.js";
 import { psdFactor } from "./noise-aware-chi-square.js";
 
 /** What the goodness-of-fit test needs of a private answer (an interval answer with `covariance: true`). */
@@ -38,12 +39,7 @@ export function noiseAwareGoodnessOfFit(
   const where = "noiseAwareGoodnessOfFit";
   const size = answer?.center?.length ?? 0;
   if (size < 2) fail(where, "answer must have a center of at least 2 cells", size);
-  if (answer.covariance?.length !== size * size)
-    fail(
-      where,
-      `covariance must have ${size * size} entries (ask the query for covariance: true)`,
-      answer.covariance?.length,
-    );
+  checkCovariance(where, answer.covariance, size);
   if (expected?.length !== size) fail(where, `expected must have ${size} cells`, expected?.length);
   let mass = 0;
   for (let i = 0; i < size; i++) {
@@ -52,8 +48,7 @@ export function noiseAwareGoodnessOfFit(
     mass += x;
   }
   if (!(mass > 0)) fail(where, "expected must have a positive sum", mass);
-  const alpha = options.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1)) fail(where, "alpha must be in (0, 1)", alpha);
+  const alpha = significanceLevel(where, options.alpha);
   const L = psdFactor(answer.covariance, size);
   let statistic = 0;
   let dof = 0;

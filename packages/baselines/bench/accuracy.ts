@@ -13,9 +13,8 @@ import {
   contingencyTable,
   createRecordStore,
   type MarginalTable,
+  meanAnswerErrors,
   type RecordStore,
-  sse,
-  tvd,
   uniformSchema,
 } from "@calm-ldp/marginal-algebra";
 import { createBernoulli, deriveSeed, type Rng, seededRng } from "@calm-ldp/random";
@@ -63,15 +62,9 @@ function measure(
   for (let rep = 0; rep < reps; rep++) {
     const rng = seededRng(deriveSeed(seed, RUNS, rep));
     const synopsis = method.estimate(plan, runMethod(method, plan, store, rng, { path }).aggregator);
-    let s = 0;
-    let t = 0;
-    queries.forEach((q, i) => {
-      const answer = synopsis.query(q).cells;
-      s += sse(answer, truths[i]!.cells);
-      t += tvd(answer, truths[i]!.cells);
-    });
-    sses.push(s / queries.length);
-    tvds.push(t / queries.length);
+    const errors = meanAnswerErrors(synopsis, queries, truths);
+    sses.push(errors.sse);
+    tvds.push(errors.tvd);
   }
   const expected = method.expectedSse
     ? queries.reduce((sum, q, i) => sum + expectedSse(plan, q, truths[i]), 0) / queries.length

@@ -1,6 +1,8 @@
 import type { CalmIntervalOptions, CalmIntervalTable } from "@calm-ldp/calm-core";
-import { normalInterval, twoSidedZ } from "@calm-ldp/calm-core";
+import { analyticIntervalTable, twoSidedZ } from "@calm-ldp/calm-core";
 import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import { finishAnswer } from "./answers.js";
+import type { AnswerPostProcessing } from "./api.js";
 
 /** Options of a query with an interval: `{ interval: 0.95 }`, optionally `covariance: true` (CALM's path options are ignored). */
 export type IntervalOptions = Pick<CalmIntervalOptions, "interval" | "covariance">;
@@ -22,11 +24,29 @@ export interface IntervalAnswer {
 }
 
 /**
- * @internal The interval table of a linear answer: the released table, and per
- * cell `center +- z sqrt(variance)` clipped to [0, 1] (z of `options.interval`,
- * checked here), `covariance` when the caller asked for it. O(cells).
+ * @internal The {@link IntervalAnswer} of a `method.query` call whose released
+ * answer is the linear one after the method's post-processing `post`. O(1).
  */
-export function analyticIntervalTable(
+export function linearAnswer(
+  method: string,
+  options: IntervalOptions,
+  linear: (cells: Float64Array) => MarginalTable,
+  post: AnswerPostProcessing,
+): IntervalAnswer {
+  return {
+    where: `${method}.query`,
+    options,
+    linear,
+    released: (cells) => finishAnswer(linear(cells), post),
+  };
+}
+
+/**
+ * @internal The interval table of a linear answer: calm-core's
+ * `analyticIntervalTable` at the z of `options.interval` (checked here), with
+ * `covariance` only when the caller asked for it. O(cells).
+ */
+export function intervalOfAnswer(
   answer: IntervalAnswer,
   table: MarginalTable,
   center: Float64Array,
@@ -35,15 +55,8 @@ export function analyticIntervalTable(
 ): IntervalTable {
   const level = answer.options.interval as number;
   const z = twoSidedZ(level, answer.where);
-  return {
-    ...table,
-    level,
-    ...normalInterval(center, variance, z),
-    intervalMethod: "analytic",
-    center,
-    replicates: 0,
-    ...(answer.options.covariance === true && covariance !== undefined ? { covariance } : {}),
-  };
+  const asked = answer.options.covariance === true ? covariance : undefined;
+  return analyticIntervalTable(table, level, z, center, variance, asked);
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   planBase,
   planCardinalities,
 } from "./params.js";
-import { perPlan, sharedPerDomain } from "./plan-cache.js";
+import { perObject, sharedPerDomain } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -35,7 +35,7 @@ interface AttributeRuntime {
   readonly encoding: EncodingRuntime | null;
 }
 
-const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perPlan(
+const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perObject(
   (plan: AttributePlan): AttributeRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.method === "inpem" ? encodingRuntime(plan.schema) : null;

@@ -8,6 +8,7 @@ import {
   type RecordStore,
   type Schema,
 } from "@calm-ldp/marginal-algebra";
+import { perObject } from "./plan-cache.js";
 
 /**
  * @internal What the binary-encoded methods need about a schema's binary encoding
@@ -28,26 +29,19 @@ export interface EncodingRuntime {
   readonly shifts: readonly number[];
 }
 
-const cache = new WeakMap<Schema, EncodingRuntime>();
-
 /** @internal The encoding runtime of a schema, cached per schema object. O(total bits) the first time. */
-export function encodingRuntime(schema: Schema): EncodingRuntime {
-  let runtime = cache.get(schema);
-  if (runtime === undefined) {
-    const encoding = binaryEncoding(schema);
-    const totalBits = encoding.schema.attributes.length;
-    runtime = {
-      encoding,
-      cardinalities: schema.attributes.map((a) => a.labels.length),
-      bits: encoding.bits,
-      totalBits,
-      stride: Math.max(1, Math.ceil(totalBits / 32)),
-      shifts: encoding.bits.map((b, i) => totalBits - encoding.offsets[i]! - b),
-    };
-    cache.set(schema, runtime);
-  }
-  return runtime;
-}
+export const encodingRuntime: (schema: Schema) => EncodingRuntime = perObject((schema: Schema) => {
+  const encoding = binaryEncoding(schema);
+  const totalBits = encoding.schema.attributes.length;
+  return {
+    encoding,
+    cardinalities: schema.attributes.map((a) => a.labels.length),
+    bits: encoding.bits,
+    totalBits,
+    stride: Math.max(1, Math.ceil(totalBits / 32)),
+    shifts: encoding.bits.map((b, i) => totalBits - encoding.offsets[i]! - b),
+  };
+});
 
 /** @internal Write the bit words of one (validated) record into `out[offset .. offset + stride)`. O(total bits). */
 export function recordMask(

@@ -5,7 +5,6 @@ export {
   CalmLdpError,
   CannotRunError,
   fail,
-  formatValue,
   InvalidParameterError,
   MalformedReportError,
 } from "@calm-ldp/errors";

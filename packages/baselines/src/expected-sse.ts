@@ -5,7 +5,7 @@ import { digitRadices, encodedQuery, encodeTable, encodingRuntime } from "./enco
 import { fail, UnsupportedQueryError } from "./errors.js";
 import { fullDomainRuntime } from "./full-domain-kernel.js";
 import { groupRuntime } from "./group-kernel.js";
-import { checkQuery, planCardinalities } from "./params.js";
+import { checkQuery } from "./params.js";
 
 /**
  * Variance (times N (p - q)^2) of the estimate of a sum of `size` cells of a
@@ -40,6 +40,28 @@ function kindOf(oracle: string): "exclusive" | "independent" {
   return oracle === "grr" ? "exclusive" : "independent";
 }
 
+/**
+ * The query of an expectedSse call, checked (distinct attributes of the plan's
+ * schema, ascending); with `k`, at most k attributes (`UnsupportedQueryError`,
+ * as the method's own query). O(t log t).
+ */
+function sseQuery(plan: ProtocolPlan, attributes: readonly number[], k?: number): number[] {
+  const q = checkQuery("expectedSse", attributes, plan.schema.attributes.length);
+  if (k !== undefined && q.length > k)
+    throw new UnsupportedQueryError(
+      `expectedSse: ${plan.method} answers queries of at most k = ${k} attributes`,
+    );
+  return q;
+}
+
+/** `truth` checked as a table over exactly the query's attributes `q`. O(cells). */
+function checkTruth(truth: MarginalTable, q: readonly number[]): MarginalTable {
+  validateTable(truth, "expectedSse");
+  if (truth.attributes.join(",") !== q.join(","))
+    fail("expectedSse", `truth must be over the query's attributes [${q.join(", ")}]`, truth.attributes);
+  return truth;
+}
+
 /** Truth cells (fractions) over the query's cells in the method's cell space, or zeros. */
 function truthCells(
   plan: ProtocolPlan,
@@ -49,9 +71,7 @@ function truthCells(
   size: number,
 ): Float64Array {
   if (truth === undefined) return new Float64Array(size);
-  validateTable(truth, "expectedSse");
-  if (truth.attributes.join(",") !== q.join(","))
-    fail("expectedSse", `truth must be over the query's attributes [${q.join(", ")}]`, truth.attributes);
+  checkTruth(truth, q);
   const cells = encoded ? encodeTable(encodingRuntime(plan.schema), truth).cells : truth.cells;
   if (cells.length !== size) fail("expectedSse", `truth must have ${size} cells`, cells.length);
   return Float64Array.from(cells);
@@ -91,8 +111,8 @@ export function expectedSseFullDomain(
   attributes: readonly number[],
   truth?: MarginalTable,
 ): number {
+  const q = sseQuery(plan, attributes);
   const runtime = fullDomainRuntime(plan);
-  const q = checkQuery("expectedSse", attributes, runtime.cardinalities.length);
   const encoded = runtime.encoding !== null;
   const size = q.reduce((s, a) => s * runtime.radices[a]!, 1);
   const f = truthCells(plan, q, encoded, truth, size);
@@ -120,12 +140,8 @@ export function expectedSseGroups(
   attributes: readonly number[],
   truth?: MarginalTable,
 ): number {
+  const q = sseQuery(plan, attributes, plan.k);
   const runtime = groupRuntime(plan);
-  const q = checkQuery("expectedSse", attributes, runtime.cardinalities.length);
-  if (q.length > plan.k)
-    throw new UnsupportedQueryError(
-      `expectedSse: ${plan.method} answers queries of at most k = ${plan.k} attributes`,
-    );
   const encoded = runtime.encoding !== null;
   const digit = digitRadices(runtime.cardinalities, runtime.encoding);
   const size = q.reduce((s, a) => s * digit[a]!, 1);
@@ -166,12 +182,7 @@ export function expectedSseHadamard(
   attributes: readonly number[],
   truth?: MarginalTable,
 ): number {
-  const cardinalities = planCardinalities(plan);
-  const q = checkQuery("expectedSse", attributes, cardinalities.length);
-  if (q.length > plan.k)
-    throw new UnsupportedQueryError(
-      `expectedSse: ${plan.method} answers queries of at most k = ${plan.k} attributes`,
-    );
+  const q = sseQuery(plan, attributes, plan.k);
   const encoding = encodingRuntime(plan.schema);
   const k2 = encodedQuery(encoding, q).length;
   const cells = 2 ** k2;
@@ -207,12 +218,10 @@ export function expectedSseUniform(
   attributes: readonly number[],
   truth?: MarginalTable,
 ): number {
-  const q = checkQuery("expectedSse", attributes, plan.schema.attributes.length);
+  const q = sseQuery(plan, attributes);
   if (truth === undefined)
     fail("expectedSse", "uni needs the true marginal (its error is the truth's distance to uniform)", truth);
-  validateTable(truth, "expectedSse");
-  if (truth.attributes.join(",") !== q.join(","))
-    fail("expectedSse", `truth must be over the query's attributes [${q.join(", ")}]`, truth.attributes);
+  checkTruth(truth, q);
   const u = 1 / truth.cells.length;
   let total = 0;
   for (let c = 0; c < truth.cells.length; c++) total += (u - truth.cells[c]!) ** 2;

@@ -4,14 +4,9 @@ import {
   type FrequencyOracle,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import type {
-  MarginalTable,
-  ProtocolParameters,
-  RecordStore,
-  ReportAggregator,
-} from "@calm-ldp/marginal-algebra";
+import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
-import type { IntervalOptions, IntervalTable } from "./analytic-interval.js";
+import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type {
   AnswerPostProcessing,
@@ -23,18 +18,10 @@ import type {
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, storeMasks } from "./encoding.js";
 import { CannotRunError, tooLarge } from "./errors.js";
 import { groupInterval } from "./group-interval.js";
-import type { IntervalSynopsis } from "./intervals.js";
+import { type IntervalSynopsis, intervalQuery } from "./intervals.js";
 import { marginalizeMixed } from "./marginalize.js";
-import {
-  checkPlanInputs,
-  checkQuery,
-  checkRecord,
-  checkStore,
-  limitsOf,
-  planBase,
-  planCardinalities,
-} from "./params.js";
-import { perPlan } from "./plan-cache.js";
+import { checkPlanInputs, checkRecord, checkStore, limitsOf, planBase, planCardinalities } from "./params.js";
+import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -49,7 +36,7 @@ export interface FullDomainRuntime {
 }
 
 /** @internal */
-export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perPlan(
+export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perObject(
   (plan: FullDomainPlan): FullDomainRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
@@ -229,10 +216,7 @@ export function fullDomainEstimate(
   const runtime = fullDomainRuntime(plan);
   const full = counts.reports > 0 ? counts.estimate() : new Float64Array(plan.domain).fill(1 / plan.domain);
   const d = runtime.cardinalities.length;
-  function query(attributes: readonly number[]): MarginalTable;
-  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
-  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
-    const q = checkQuery(`${plan.method}.query`, attributes, d);
+  const query = intervalQuery(plan.method, d, (q, options) => {
     const size = q.reduce((product, a) => product * runtime.radices[a]!, 1);
     const linear = (cells: Float64Array) => answerTable(runtime.encoding, runtime.cardinalities, q, cells);
     if (options !== undefined) {
@@ -254,17 +238,12 @@ export function fullDomainEstimate(
         ],
         size,
         counts.reports,
-        {
-          where: `${plan.method}.query`,
-          options,
-          linear,
-          released: (cells) => finishAnswer(linear(cells), post),
-        },
+        linearAnswer(plan.method, options, linear, post),
       );
     }
     const cells = marginalizeMixed(full, runtime.radices, q, new Float64Array(size));
     return finishAnswer(linear(cells), post);
-  }
+  });
   return { plan, full, query };
 }
 

@@ -1,7 +1,7 @@
 import { estimateCovariance } from "@calm-ldp/calm-core";
 import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
 import type { IntervalAnswer, IntervalTable } from "./analytic-interval.js";
-import { analyticIntervalTable, decodeCovariance, subtractPartitionTerm } from "./analytic-interval.js";
+import { decodeCovariance, intervalOfAnswer, subtractPartitionTerm } from "./analytic-interval.js";
 import { marginalizeMixed } from "./marginalize.js";
 
 /** One group used by a query. @internal */
@@ -58,5 +58,5 @@ export function groupInterval(
   const covariance = decodeCovariance(cov, size, answer.linear);
   const cells = center.length;
   const variance = center.map((_, a) => covariance[a * cells + a]!);
-  return analyticIntervalTable(answer, answer.released(Float64Array.from(sum)), center, variance, covariance);
+  return intervalOfAnswer(answer, answer.released(Float64Array.from(sum)), center, variance, covariance);
 }

@@ -4,26 +4,20 @@ import {
   type FrequencyOracle,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import type {
-  MarginalTable,
-  ProtocolParameters,
-  RecordStore,
-  ReportAggregator,
-} from "@calm-ldp/marginal-algebra";
+import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
 import { partition, type Rng, uniformInt } from "@calm-ldp/random";
-import type { IntervalOptions, IntervalTable } from "./analytic-interval.js";
+import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type { AnswerPostProcessing, BaselineOptions, GroupPlan, GroupReport } from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime } from "./encoding.js";
 import { tooLarge } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
 import { groupInterval } from "./group-interval.js";
-import type { IntervalSynopsis } from "./intervals.js";
+import { type IntervalSynopsis, intervalQuery } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
   checkKWay,
   checkPlanInputs,
-  checkQuery,
   checkRecord,
   checkStore,
   checkUsersPerPart,
@@ -31,7 +25,7 @@ import {
   planCardinalities,
 } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
-import { perPlan, sharedPerDomain } from "./plan-cache.js";
+import { perObject, sharedPerDomain } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -49,7 +43,7 @@ export interface GroupRuntime {
 }
 
 /** @internal */
-export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perPlan((plan: GroupPlan): GroupRuntime => {
+export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perObject((plan: GroupPlan): GroupRuntime => {
   const cardinalities = planCardinalities(plan);
   const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
   const digit = digitRadices(cardinalities, encoding);
@@ -212,10 +206,7 @@ export function groupEstimate(
   });
   const empty = new Set(emptyGroups);
   const d = runtime.cardinalities.length;
-  function query(attributes: readonly number[]): MarginalTable;
-  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
-  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
-    const q = checkQuery(`${plan.method}.query`, attributes, d);
+  const query = intervalQuery(plan.method, d, (q, options) => {
     checkKWay(plan.method, plan.k, q);
     let used = runtime.index.containing(q).filter((g) => !empty.has(g));
     if (used.length === 0) used = runtime.index.containing(q);
@@ -234,12 +225,7 @@ export function groupEstimate(
         })),
         size,
         counts.reports,
-        {
-          where: `${plan.method}.query`,
-          options,
-          linear,
-          released: (cells) => finishAnswer(linear(cells), post),
-        },
+        linearAnswer(plan.method, options, linear, post),
       );
     }
     const mean = meanOfMarginals(used.length, size, (i) => ({
@@ -248,7 +234,7 @@ export function groupEstimate(
       positions: positionsIn(used[i]!),
     }));
     return finishAnswer(linear(mean), post);
-  }
+  });
   return { plan, tables, emptyGroups, query };
 }
 

@@ -1,6 +1,6 @@
 import { marginalFromCoefficients } from "@calm-ldp/hadamard";
 import type { IntervalAnswer, IntervalTable } from "./analytic-interval.js";
-import { analyticIntervalTable, decodeCovariance, subtractPartitionTerm } from "./analytic-interval.js";
+import { decodeCovariance, intervalOfAnswer, subtractPartitionTerm } from "./analytic-interval.js";
 import type { HadamardPlan } from "./api.js";
 
 /**
@@ -88,7 +88,7 @@ export function coefficientInterval(
     covariance = decodeCovariance(bits, size, answer.linear);
     subtractPartitionTerm(covariance, center, n);
   }
-  return analyticIntervalTable(answer, table, center, variance, covariance);
+  return intervalOfAnswer(answer, table, center, variance, covariance);
 }
 
 /** Cells of the bit marginal from its local coefficients (a copy; in place on it). */

@@ -6,7 +6,12 @@ import type {
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
-import type { IntervalAnswer, IntervalOptions, IntervalTable } from "./analytic-interval.js";
+import {
+  type IntervalAnswer,
+  type IntervalOptions,
+  type IntervalTable,
+  linearAnswer,
+} from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
 import type { AnswerPostProcessing, BaselineOptions, HadamardPlan, HadamardReport } from "./api.js";
 import { answerTable, type EncodingRuntime, encodingRuntime, recordMask, storeMasks } from "./encoding.js";
@@ -19,19 +24,18 @@ import {
   marginalEntries,
 } from "./hadamard-coefficient-entries.js";
 import { coefficientInterval, coefficientVarianceOf, hadamardInterval } from "./hadamard-interval.js";
-import type { IntervalSynopsis } from "./intervals.js";
+import { type IntervalSynopsis, intervalQuery } from "./intervals.js";
 import { meanOfMarginals } from "./marginalize.js";
 import {
   checkKWay,
   checkPlanInputs,
-  checkQuery,
   checkRecord,
   checkStore,
   checkUsersPerPart,
   isIndex,
   planBase,
 } from "./params.js";
-import { perPlan } from "./plan-cache.js";
+import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -52,7 +56,7 @@ export interface HadamardRuntime {
 }
 
 /** @internal */
-export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perPlan(
+export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perObject(
   (plan: HadamardPlan): HadamardRuntime => {
     let runtime: HadamardRuntime;
     const encoding = encodingRuntime(plan.schema);
@@ -257,16 +261,9 @@ export function hadamardEstimate(
     answerTable(encoding, encoding.cardinalities, q, cells);
   const finish = (q: readonly number[], cells: Float64Array): MarginalTable =>
     finishAnswer(linear(q, cells), post);
-  const intervalAnswer = (q: readonly number[], options: IntervalOptions): IntervalAnswer => ({
-    where: `${plan.method}.query`,
-    options,
-    linear: (cells) => linear(q, cells),
-    released: (cells) => finish(q, cells),
-  });
-  function query(attributes: readonly number[]): MarginalTable;
-  function query(attributes: readonly number[], options: IntervalOptions): IntervalTable;
-  function query(attributes: readonly number[], options?: IntervalOptions): MarginalTable | IntervalTable {
-    const q = checkQuery(`${plan.method}.query`, attributes, d);
+  const intervalAnswer = (q: readonly number[], options: IntervalOptions): IntervalAnswer =>
+    linearAnswer(plan.method, options, (cells) => linear(q, cells), post);
+  const query = intervalQuery(plan.method, d, (q, options) => {
     if (options !== undefined) {
       if (runtime.lookup === undefined) return margHtInterval(q, options);
       return hadamardInterval(plan, theta, tallies.counts, runtime.lookup(q), intervalAnswer(q, options));
@@ -297,7 +294,7 @@ export function hadamardEstimate(
       };
     });
     return finish(q, mean);
-  }
+  });
   /**
    * MargHT's interval: the answer is the mean over the u marginals containing the
    * query of their coefficients restricted to the query's bits, so it is the

@@ -1,20 +1,18 @@
 /**
- * @internal A per-plan cache: `build(plan)` runs once per plan object (plans are
- * immutable JSON, so the oracles and tables derived from one can be reused by every
- * report, aggregator and estimate of that plan). Entries go with their plan (WeakMap).
- * O(1) per lookup after the first.
+ * @internal A per-object cache: `build(key)` runs once per key object. Keys are
+ * immutable plans (the oracles and tables derived from one are reused by every
+ * report, aggregator and estimate of that plan) or schemas (their binary
+ * encoding). Entries go with their key (WeakMap). O(1) per lookup after the first.
  */
-export function perPlan<Plan extends object, Runtime>(
-  build: (plan: Plan) => Runtime,
-): (plan: Plan) => Runtime {
-  const cache = new WeakMap<Plan, Runtime>();
-  return (plan) => {
-    let runtime = cache.get(plan);
-    if (runtime === undefined) {
-      runtime = build(plan);
-      cache.set(plan, runtime);
+export function perObject<Key extends object, Value>(build: (key: Key) => Value): (key: Key) => Value {
+  const cache = new WeakMap<Key, Value>();
+  return (key) => {
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = build(key);
+      cache.set(key, value);
     }
-    return runtime;
+    return value;
   };
 }
 

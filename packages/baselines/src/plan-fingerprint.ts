@@ -2,21 +2,15 @@ import type { ProtocolPlan } from "@calm-ldp/marginal-algebra";
 import { checkAnswers } from "./answers.js";
 import type { AnswerPostProcessing } from "./api.js";
 import { InvalidParameterError } from "./errors.js";
-
-const cache = new WeakMap<object, string>();
+import { perObject } from "./plan-cache.js";
 
 /**
  * @internal Canonical text of a plan (its JSON), cached per plan object: two
  * aggregators merge only when their plans have the same text. O(plan size) once.
  */
-export function planFingerprint(plan: ProtocolPlan): string {
-  let text = cache.get(plan);
-  if (text === undefined) {
-    text = JSON.stringify(plan);
-    cache.set(plan, text);
-  }
-  return text;
-}
+export const planFingerprint: (plan: ProtocolPlan) => string = perObject((plan: ProtocolPlan) =>
+  JSON.stringify(plan),
+);
 
 /** @internal `candidate` as an instance of `type` built for `plan` (same fingerprint); else InvalidParameterError with `wrongType` or `wrongPlan`. */
 function ofPlan<T extends { readonly plan: ProtocolPlan }>(

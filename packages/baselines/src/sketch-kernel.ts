@@ -33,7 +33,7 @@ import { fail, malformed, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkPlanInputs, checkQuery, checkRecord, checkStore, isIndex, planBase } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
-import { perPlan } from "./plan-cache.js";
+import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -53,7 +53,7 @@ interface SketchRuntime {
   readonly words: WordBuffer;
 }
 
-const sketchRuntime: (plan: SketchPlan) => SketchRuntime = perPlan((plan: SketchPlan): SketchRuntime => {
+const sketchRuntime: (plan: SketchPlan) => SketchRuntime = perObject((plan: SketchPlan): SketchRuntime => {
   const e = Math.exp(plan.eps);
   const p = e / (1 + e);
   const entries = plan.rows * (plan.width - 1);

@@ -19,10 +19,10 @@ import {
   bootstrapBounds,
   type CalmIntervalOptions,
   type CalmIntervalTable,
-  normalInterval,
   replicateCovariance,
   type ViewNoiseInput,
 } from "./interval.js";
+import { analyticIntervalTable } from "./interval-table.js";
 import { twoSidedZ } from "./normal-quantile.js";
 import { planRuntime } from "./runtime.js";
 
@@ -248,22 +248,7 @@ export function estimateCalm(
         table.cells,
         intervalOptions.covariance === true,
       );
-      const { lower, upper, standardError } = normalInterval(center, variance, z);
-      // Spelled out (not spread: this is the per-query path of the interval benchmark).
-      const out: CalmIntervalTable = {
-        attributes: table.attributes,
-        cardinalities: table.cardinalities,
-        cells: table.cells,
-        unit: table.unit,
-        level,
-        lower,
-        upper,
-        standardError,
-        intervalMethod: "analytic",
-        center,
-        replicates: 0,
-      };
-      return covariance ? { ...out, covariance } : out;
+      return analyticIntervalTable(table, level, z, center, variance, covariance);
     }
     const count = intervalOptions.replicates ?? 200;
     if (!Number.isInteger(count) || count < 2)

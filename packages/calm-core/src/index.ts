@@ -41,6 +41,7 @@ export {
   type IntervalMethod,
   normalInterval,
 } from "./interval.js";
+export { analyticIntervalTable } from "./interval-table.js";
 export { fitJoint, type JointFit, type JointFitOptions } from "./joint-fit.js";
 export { adaptiveVarianceFactor, expectedViewCells, noiseError, samplingError } from "./noise-error.js";
 export { normalCdf, normalQuantile, twoSidedZ } from "./normal-quantile.js";

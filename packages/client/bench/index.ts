@@ -11,9 +11,9 @@ import { createReporter } from "../src/create-reporter.js";
 import { createReportId } from "../src/report-id.js";
 import { memoizedReport, reporterCore, reporterView } from "../src/reporter-core.js";
 import { memoryStorage } from "../src/storage.js";
-import { testPlans } from "../src/test-support.js";
+import { wireKindPlans } from "../src/testing.js";
 
-const plans = testPlans();
+const plans = wireKindPlans();
 const rows: string[][] = [["what", "plan", "count", "per second", "note"]];
 const rate = (count: number, ms: number) => Math.round((count / ms) * 1000).toLocaleString("en-US");
 

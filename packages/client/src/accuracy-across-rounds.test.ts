@@ -9,7 +9,7 @@ import {
   reporterCore,
   reporterView,
 } from "./reporter-core.js";
-import { testPlans } from "./test-support.js";
+import { wireKindPlans } from "./testing.js";
 
 /*
  * Accuracy of repeated collection through the reporter's sampling core (what
@@ -113,7 +113,7 @@ function drawRecord(plan: CalmPlan, rng: Rng, share: number): number[] {
 }
 
 describe("accuracy across rounds (reporter core + estimateCalm)", () => {
-  const plans = testPlans();
+  const plans = wireKindPlans();
   for (const [name, instantEps] of [
     ["grr", undefined],
     ["grr", 1],

@@ -4,11 +4,11 @@ import { createReport } from "./create-report.js";
 import { encodeReport } from "./encode-report.js";
 import { perturbRecord } from "./perturb-record.js";
 import { createReportId, isReportId } from "./report-id.js";
-import { testPlans } from "./test-support.js";
+import { wireKindPlans } from "./testing.js";
 
 describe("createReport", () => {
   it("uses the given id, or a fresh UUID; defaults to the cryptographic generator", () => {
-    const plan = testPlans().grr!;
+    const plan = wireKindPlans().grr!;
     const id = "6ba7b810-9dad-41d1-80b4-00c04fd430c8";
     expect(createReport(plan, [1, 0, 1, 0, 1, 0], { rng: seededRng(1), id }).id).toBe(id);
     const fresh = createReport(plan, [1, 0, 1, 0, 1, 0]);
@@ -16,7 +16,7 @@ describe("createReport", () => {
   });
 
   it("is perturbRecord then encodeReport with a fresh id, drawing from one generator in that order", () => {
-    for (const plan of Object.values(testPlans())) {
+    for (const plan of Object.values(wireKindPlans())) {
       const a = seededRng(3);
       const b = seededRng(3);
       for (let i = 0; i < 200; i++) {

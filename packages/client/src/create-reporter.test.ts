@@ -11,9 +11,9 @@ import { createReporter } from "./create-reporter.js";
 import { CollectorResponseError, ReporterError } from "./errors.js";
 import { fileStorage } from "./node.js";
 import { memoryStorage } from "./storage.js";
-import { testPlans } from "./test-support.js";
+import { wireKindPlans } from "./testing.js";
 
-const plans = testPlans();
+const plans = wireKindPlans();
 
 /** A collector stand-in: records every delivered batch; `fail` makes it unreachable or refusing. */
 function collector() {

@@ -2,11 +2,11 @@ import { InvalidParameterError, InvalidRecordError } from "@calm-ldp/calm-core";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { perturbRecord } from "./perturb-record.js";
-import { testPlans } from "./test-support.js";
+import { wireKindPlans } from "./testing.js";
 
 describe("perturbRecord (the client path of createReport)", () => {
   it("takes an assigned view and refuses records outside the schema like calmReport", () => {
-    const plan = testPlans().grr!;
+    const plan = wireKindPlans().grr!;
     const rng = seededRng(3);
     expect(perturbRecord(plan, [0, 1, 0, 1, 0, 1], rng, 2).view).toBe(2);
     expect(() => perturbRecord(plan, [0, 1], rng, undefined)).toThrow(InvalidRecordError);

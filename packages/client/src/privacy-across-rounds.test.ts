@@ -6,7 +6,7 @@ import { createReporter } from "./create-reporter.js";
 import { perturbRecord } from "./perturb-record.js";
 import { memoizedReport, type ReporterCore, reporterCore, reporterView } from "./reporter-core.js";
 import { memoryStorage } from "./storage.js";
-import { testPlans } from "./test-support.js";
+import { wireKindPlans } from "./testing.js";
 
 /*
  * Privacy across rounds, audited on the code a device runs (../../../docs/algorithms.md#frequency-oracles's
@@ -35,7 +35,7 @@ import { testPlans } from "./test-support.js";
  * lower-bound the joint eps by an event's Clopper-Pearson ratio (99% confidence).
  */
 
-const plan = testPlans().grr!; // 6 binary attributes, 15 two-way views through GRR (4 cells), eps = 1
+const plan = wireKindPlans().grr!; // 6 binary attributes, 15 two-way views through GRR (4 cells), eps = 1
 const m = plan.views.length;
 const records = Array.from({ length: 64 }, (_, r) => Array.from({ length: 6 }, (_, a) => (r >>> a) & 1));
 const zeros = records[0]!;
@@ -393,7 +393,7 @@ describe("privacy across rounds (GRR plan: 6 binary attributes, 15 views, eps = 
  * round: T times the single report's worst (product structure).
  */
 describe("privacy across rounds (OUE plan: 6 binary attributes, views of 5 attributes = 32 cells, eps = 1)", () => {
-  const oue = testPlans().oue!;
+  const oue = wireKindPlans().oue!;
   const eps = oue.eps;
 
   function unaryJointWorst(core: ReporterCore, memoized: boolean, T: number): number {

@@ -8,12 +8,10 @@
  * Run (from packages/collector):
  *   flock /work/coord/bench.lock nice npx tsx bench/interval-cost.ts [--n 20000] [--rounds 7]
  */
-import { calmReport, estimateCalm, planCalm } from "@calm-ldp/calm-core";
+import { estimateCalm, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";
-import { seededRng } from "@calm-ldp/random";
 import { aggregatorFromCounts, estimateMarginal } from "../src/estimate-marginal.js";
-import { viewOracles } from "../src/round-runtime.js";
-import { supportedCells } from "../src/supported-cells.js";
+import { simulatedCounts } from "../src/test-support.js";
 
 function argument(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,17 +21,7 @@ const n = Number(argument("n", "20000"));
 const rounds = Number(argument("rounds", "7"));
 const schema = createSchema([2, 4, 3, 2, 4].map((cardinality, i) => ({ name: `x${i}`, cardinality })));
 const plan = planCalm({ schema, n, eps: 1, k: 2 });
-const rng = seededRng(5);
-const reportsPerView = new Array<number>(plan.m).fill(0);
-const support = plan.views.map((view) => new Float64Array(view.cells));
-const oracles = viewOracles(plan);
-for (let i = 0; i < n; i++) {
-  const record = schema.attributes.map((a) => rng.nextUint32() % a.labels.length);
-  const report = calmReport(plan, record, { rng });
-  reportsPerView[report.view]!++;
-  for (const cell of supportedCells(oracles[report.view]!, report.report)) support[report.view]![cell]!++;
-}
-const counts = { reportsPerView, support };
+const { counts } = simulatedCounts(plan, n, 5);
 const median = (f: () => unknown) => {
   const times: number[] = [];
   for (let r = 0; r < rounds; r++) {

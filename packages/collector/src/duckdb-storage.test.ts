@@ -1,30 +1,19 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { planCalm } from "@calm-ldp/calm-core";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, describe, expect, it } from "vitest";
-import { tempDir } from "../test/support.js";
-import type { AcceptedReport } from "./api.js";
+import { describe, expect, it } from "vitest";
+import { fixedId as id, acceptedReport as report, roundToStore, suiteTempDir } from "../test/support.js";
 import { openDuckDbStorage } from "./duckdb-storage.js";
 
-const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-
 describe("DuckDB storage", () => {
-  const dir = tempDir();
+  const dir = suiteTempDir();
   const file = join(dir, "storage.duckdb");
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const plan = planCalm({ schema: uniformSchema(4), n: 10_000, eps: 1, k: 2 }, { l: 2 }); // 6 views of 4 cells
-  const report = (i: number, view: number, cells: number[]): AcceptedReport => ({ id: id(i), view, cells });
 
   it("stores each report id once, across batches of one group commit, across groups and across a restart", async () => {
     let storage = await openDuckDbStorage(file);
-    const round = await storage.createRound({
-      id: id(999),
-      createdAt: "2026-01-01T00:00:00Z",
-      plan,
-      request: { schema: { attributes: [] }, eps: 1, k: 2, n: 1000 },
-    });
+    const round = await storage.createRound(roundToStore(plan, id(999)));
     expect(round.no).toBeGreaterThan(0);
     // Submitted in one tick: one group; report 2 appears in both batches, report 3 twice in one.
     const [a, b] = await Promise.all([
@@ -64,12 +53,7 @@ describe("DuckDB storage", () => {
   it("opens a file of earlier versions (reports keyed on (round, report id), one support row per cell): key dropped, ids still de-duplicated, old support rows counted and compacted", async () => {
     const old = join(dir, "keyed.duckdb");
     let storage = await openDuckDbStorage(old);
-    const round = await storage.createRound({
-      id: id(777),
-      createdAt: "2026-01-01T00:00:00Z",
-      plan,
-      request: { schema: { attributes: [] }, eps: 1, k: 2, n: 1000 },
-    });
+    const round = await storage.createRound(roundToStore(plan, id(777)));
     await storage.storeReports(round, [report(1, 0, [1]), report(2, 1, [0, 3]), report(3, 2, [2])]);
     const supportBefore = await storage.supportCounts(round);
     await storage.close();

@@ -1,29 +1,15 @@
-import { CalmAggregator, calmReport, estimateCalm, estimateCalmPlus, planCalm } from "@calm-ldp/calm-core";
+import { estimateCalm, estimateCalmPlus, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";
-import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { aggregatorFromCounts, estimateMarginal } from "./estimate-marginal.js";
-import { viewOracles } from "./round-runtime.js";
-import { supportedCells } from "./supported-cells.js";
+import { simulatedCounts } from "./test-support.js";
 
 describe("estimateMarginal", () => {
   const schema = createSchema([2, 4, 3, 2, 4].map((cardinality, i) => ({ name: `x${i}`, cardinality })));
   const plan = planCalm({ schema, n: 20_000, eps: 1, k: 2 });
 
   it("from support counts gives exactly the answers of the per-report in-process pipeline", () => {
-    const rng = seededRng(5);
-    const aggregator = new CalmAggregator(plan);
-    const reportsPerView = new Array<number>(plan.m).fill(0);
-    const support = plan.views.map((view) => new Float64Array(view.cells));
-    const oracles = viewOracles(plan);
-    for (let i = 0; i < 20_000; i++) {
-      const record = schema.attributes.map((a) => rng.nextUint32() % a.labels.length);
-      const report = calmReport(plan, record, { rng });
-      aggregator.add(report);
-      reportsPerView[report.view]!++;
-      for (const cell of supportedCells(oracles[report.view]!, report.report)) support[report.view]![cell]!++;
-    }
-    const counts = { reportsPerView, support };
+    const { counts, aggregator } = simulatedCounts(plan, 20_000, 5);
     expect(aggregatorFromCounts(plan, counts).reportsPerView()).toEqual(aggregator.reportsPerView());
     const synopsis = estimateCalm(plan, aggregator);
     for (const query of [
@@ -48,20 +34,8 @@ describe("estimateMarginal", () => {
     }
   });
 
-  /** Support counts of `n` uniform-ish seeded records reported through the plan (as the collector holds them). */
-  const countsOf = (n: number, seed: number) => {
-    const rng = seededRng(seed);
-    const reportsPerView = new Array<number>(plan.m).fill(0);
-    const support = plan.views.map((view) => new Float64Array(view.cells));
-    const oracles = viewOracles(plan);
-    for (let i = 0; i < n; i++) {
-      const record = schema.attributes.map((a) => rng.nextUint32() % a.labels.length);
-      const report = calmReport(plan, record, { rng });
-      reportsPerView[report.view]!++;
-      for (const cell of supportedCells(oracles[report.view]!, report.report)) support[report.view]![cell]!++;
-    }
-    return { reportsPerView, support };
-  };
+  /** Support counts of `n` uniform seeded records reported through the plan (as the collector holds them). */
+  const countsOf = (n: number, seed: number) => simulatedCounts(plan, n, seed).counts;
 
   it("with interval: calm-core's per-cell interval around the consistent center, narrowing as reports grow", () => {
     const small = countsOf(5_000, 7);

@@ -17,12 +17,40 @@ const MIGRATION_LOCK = 0x63616c6d;
 /** Session advisory lock key: one collector at a time rebuilds the indexes after a drop. */
 const REINDEX_LOCK = 0x63616c6e;
 /** The indexes a drop of closed rounds' rows empties (their pages stay until rebuilt). */
-const DROPPED_INDEXES = ["calm_reports_pkey", "calm_support_round"];
+const DROPPED_INDEXES = ["calm_reports_pkey", "calm_support_round", "calm_support_counts_pkey"];
 /** SQLSTATEs worth retrying: serialization failure, deadlock detected. */
 const RETRYABLE = new Set(["40001", "40P01"]);
 const MAX_ATTEMPTS = 5;
 /** Reports per group commit at most. */
 const MAX_GROUP_REPORTS = 20_000;
+/** SQLSTATE unique_violation: a group's plain `INSERT` met a stored id. */
+const UNIQUE_VIOLATION = "23505";
+/** Groups stored the careful way after one met a stored id. */
+const CAREFUL_GROUPS = 16;
+
+/**
+ * A group none of whose ids is stored yet, in one statement (its own
+ * transaction): `$1..$3` (round, id, view) of each report, `$4` the group's
+ * rounds, `$5..$8` the support counts (round, view, cell, count) to add in
+ * (round, view, cell) order, `$9, $10` duplicates (round, count) within the
+ * group. Closed rounds are skipped and returned. The ids go in sorted by (round,
+ * id), so concurrent statements (also of other processes) take keys in one order;
+ * a stored id fails the whole statement (unique_violation).
+ */
+const FRESH_SQL = `WITH closed AS (
+    SELECT coalesce(array_agg(round_no), '{}') AS nos FROM calm_round_state WHERE round_no = ANY($4::int[])),
+  ins AS (INSERT INTO calm_reports (round_no, report_id, view)
+    SELECT no, id, view FROM unnest($1::int[], $2::uuid[], $3::int[]) AS t(no, id, view)
+    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])) ORDER BY no, id),
+  support AS (INSERT INTO calm_support_counts (round_no, view, cell, count)
+    SELECT no, view, cell, n FROM unnest($5::int[], $6::int[], $7::int[], $8::bigint[]) AS t(no, view, cell, n)
+    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
+    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_support_counts.count + excluded.count),
+  dup AS (INSERT INTO calm_counters (round_no, name, value)
+    SELECT no, 'duplicates', n FROM unnest($9::int[], $10::bigint[]) AS t(no, n)
+    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
+    ON CONFLICT (round_no, name) DO UPDATE SET value = calm_counters.value + excluded.value)
+  SELECT nos AS closed FROM closed`;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS calm_rounds (
@@ -33,6 +61,10 @@ const SCHEMA = [
      PRIMARY KEY (round_no, report_id))`,
   "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS calm_support_round ON calm_support (round_no)",
+  // Support counts: one row per (round, view, cell), each group commit adds its reports' support to it.
+  `CREATE TABLE IF NOT EXISTS calm_support_counts (
+     round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+     PRIMARY KEY (round_no, view, cell))`,
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
   `CREATE TABLE IF NOT EXISTS calm_round_state (
@@ -45,6 +77,7 @@ const SCHEMA = [
 /** Support counts per (view, cell) of a round (`$1`): stored rows plus dropped rows' counts. */
 const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
     SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
+    UNION ALL SELECT view, cell, count FROM calm_support_counts WHERE round_no = $1
     UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
   ) AS t GROUP BY view, cell`;
 /**
@@ -58,6 +91,9 @@ const COMPACT_SQL = [
    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
   `WITH gone AS (DELETE FROM calm_support WHERE round_no = $1 RETURNING view, cell)
    INSERT INTO calm_closed_counts SELECT $1, view, cell, count(*) FROM gone GROUP BY view, cell
+   ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
+  `WITH gone AS (DELETE FROM calm_support_counts WHERE round_no = $1 RETURNING view, cell, count)
+   INSERT INTO calm_closed_counts SELECT $1, view, cell, sum(count) FROM gone GROUP BY view, cell
    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
 ];
 
@@ -151,6 +187,8 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   #closed = false;
   /** Rows were dropped and the indexes are not rebuilt yet (a failed rebuild is retried at the next sweep). */
   #reindexDue = false;
+  /** Groups left to store the careful way (`#storeChecked`) since one met a stored id. */
+  #carefulGroups = 0;
 
   constructor(pool: pg.Pool) {
     super();
@@ -190,24 +228,82 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   }
 
   /**
-   * One transaction for a group of batches (group commit): the group's reports,
-   * de-duplicated in submission order (the first occurrence of a (round, id)
-   * wins) and sorted by (round, id) so concurrent transactions lock rows in one
-   * order, go in with one statement that also skips closed rounds (their batches
-   * get `RoundClosedError`, the others are stored) and `INSERT ... ON CONFLICT DO
-   * NOTHING RETURNING`; the support rows of the new ones with one more `INSERT`;
-   * duplicates are counted per round. Resolves (every batch of the group) after
-   * COMMIT. O(reports of the group x cells) work, 4 + rounds statements, one WAL flush.
+   * One group of batches (group commit), de-duplicated in submission order (the
+   * first occurrence of a (round, id) wins; later ones in the group are
+   * duplicates). Usually none of its ids is stored yet (duplicates come from
+   * retries after a lost answer), so the group goes in with one statement in its
+   * own transaction ({@link FRESH_SQL}, one round trip, one WAL flush): plain
+   * `INSERT` of the ids (the key refuses any stored one: the statement fails with
+   * unique_violation and nothing of it stays), the support counts added per
+   * (round, view, cell), the group's own duplicates counted, closed rounds
+   * skipped (their batches get `RoundClosedError`). If it fails on the key, the
+   * group runs again the careful way ({@link #storeChecked}), and so do the next
+   * {@link CAREFUL_GROUPS} groups (a client retrying sends more). Resolves (every
+   * batch of the group) after COMMIT. O(reports x cells) work in JavaScript.
    */
-  #storeGroup(jobs: StoreJob[]): Promise<(StoreResult | RoundClosedError)[]> {
-    const first = new Map<string, { job: number; round: number; report: AcceptedReport }>();
+  async #storeGroup(jobs: StoreJob[]): Promise<(StoreResult | RoundClosedError)[]> {
+    const entries: Entry[] = [];
+    const seen = new Map<number, Set<string>>();
+    const kept = new Array<number>(jobs.length).fill(0);
     jobs.forEach((job, j) => {
+      let ids = seen.get(job.round.no);
+      if (ids === undefined) seen.set(job.round.no, (ids = new Set()));
       for (const report of job.reports) {
-        const key = `${job.round.no}/${report.id}`;
-        if (!first.has(key)) first.set(key, { job: j, round: job.round.no, report });
+        if (ids.has(report.id)) continue;
+        ids.add(report.id);
+        entries.push({ job: j, round: job.round.no, report });
+        kept[j]!++;
       }
     });
-    const ordered = [...first.values()].sort((a, b) =>
+    if (this.#carefulGroups > 0) {
+      this.#carefulGroups--;
+      return this.#storeChecked(jobs, entries);
+    }
+    const duplicates = new Map<number, number>();
+    jobs.forEach((job, j) => {
+      const dup = job.reports.length - kept[j]!;
+      if (dup > 0) duplicates.set(job.round.no, (duplicates.get(job.round.no) ?? 0) + dup);
+    });
+    const support = supportTallies(jobs, entries);
+    const values = [
+      intArray(entries.map((e) => e.round)),
+      `{${entries.map((e) => e.report.id).join(",")}}`,
+      intArray(entries.map((e) => e.report.view)),
+      intArray([...seen.keys()]),
+      intArray(support.rounds),
+      intArray(support.views),
+      intArray(support.cells),
+      intArray(support.amounts),
+      intArray([...duplicates.keys()]),
+      intArray([...duplicates.values()]),
+    ];
+    let closedNos: number[];
+    try {
+      closedNos = (await statement(this.#pool, FRESH_SQL, values)).rows[0].closed as number[];
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+        this.#carefulGroups = CAREFUL_GROUPS;
+        return this.#storeChecked(jobs, entries);
+      }
+      throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
+    }
+    const closed = new Set(closedNos.map(Number));
+    return jobs.map((job, j): StoreResult | RoundClosedError =>
+      closed.has(job.round.no)
+        ? new RoundClosedError(job.round.id)
+        : { stored: kept[j]!, duplicates: job.reports.length - kept[j]! },
+    );
+  }
+
+  /**
+   * A group some of whose ids may be stored already, in one transaction: its
+   * entries sorted by (round, id) (concurrent transactions lock keys in one
+   * order) go in with `INSERT ... ON CONFLICT DO NOTHING RETURNING`, in one
+   * statement that also skips closed rounds; the support counts of the new ones
+   * follow; duplicates are counted per round. 3 + rounds statements, one WAL flush.
+   */
+  #storeChecked(jobs: StoreJob[], entries: Entry[]): Promise<(StoreResult | RoundClosedError)[]> {
+    const ordered = [...entries].sort((a, b) =>
       a.round !== b.round
         ? a.round - b.round
         : a.report.id < b.report.id
@@ -237,23 +333,17 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       const answer = inserted.rows[0] as { closed: number[]; keys: string[] };
       const closed = new Set(answer.closed.map(Number));
       const fresh = new Set(answer.keys);
-      const rounds: number[] = [];
-      const views: number[] = [];
-      const cells: number[] = [];
       const stored = new Array<number>(jobs.length).fill(0);
-      for (const entry of ordered) {
-        if (!fresh.has(`${entry.round}/${entry.report.id}`)) continue;
-        stored[entry.job]!++;
-        for (const cell of entry.report.cells) {
-          rounds.push(entry.round);
-          views.push(entry.report.view);
-          cells.push(cell);
-        }
-      }
-      if (cells.length > 0) {
+      const storedEntries = ordered.filter((entry) => fresh.has(`${entry.round}/${entry.report.id}`));
+      for (const entry of storedEntries) stored[entry.job]!++;
+      const support = supportTallies(jobs, storedEntries);
+      if (support.cells.length > 0) {
+        // In (round, view, cell) order, so concurrent transactions lock the counts rows in one order.
         await client.query(
-          "INSERT INTO calm_support (round_no, view, cell) SELECT * FROM unnest($1::int[], $2::int[], $3::int[])",
-          [rounds, views, cells],
+          `INSERT INTO calm_support_counts (round_no, view, cell, count)
+           SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::bigint[])
+           ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_support_counts.count + excluded.count`,
+          [support.rounds, support.views, support.cells, support.amounts],
         );
       }
       const duplicates = new Map<number, number>();
@@ -353,7 +443,8 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       try {
         const leftovers = await client.query({
           text: `SELECT i.indexrelid::regclass::text FROM pg_index i
-                 WHERE NOT i.indisvalid AND i.indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass)`,
+                 WHERE NOT i.indisvalid
+                   AND i.indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass, 'calm_support_counts'::regclass)`,
           rowMode: "array",
         });
         for (const [name] of leftovers.rows) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
@@ -425,4 +516,91 @@ async function addCounter(client: pg.PoolClient, round: number, name: string, am
      DO UPDATE SET value = calm_counters.value + excluded.value`,
     [round, name, amount],
   );
+}
+
+/** One report of a group: its batch (index in the group) and round. */
+type Entry = { job: number; round: number; report: AcceptedReport };
+
+/**
+ * The support counts that `entries` (of `jobs`' rounds) add, as parallel arrays
+ * of (round, view, cell, count) in (round, view, cell) order, zero counts left
+ * out: one flat array of counters per round. O(entries x cells + cells of the plans).
+ */
+function supportTallies(
+  jobs: readonly StoreJob[],
+  entries: readonly Entry[],
+): { rounds: number[]; views: number[]; cells: number[]; amounts: number[] } {
+  const tallies = new Map<number, { round: StoredRound; offsets: number[]; counts: Float64Array }>();
+  let last: { round: StoredRound; offsets: number[]; counts: Float64Array } | undefined;
+  for (const entry of entries) {
+    let tally = last?.round.no === entry.round ? last : tallies.get(entry.round);
+    if (tally === undefined) {
+      const round = jobs[entry.job]!.round;
+      const offsets: number[] = [];
+      let total = 0;
+      for (const view of round.plan.views) {
+        offsets.push(total);
+        total += view.cells;
+      }
+      tally = { round, offsets, counts: new Float64Array(total) };
+      tallies.set(entry.round, tally);
+    }
+    last = tally;
+    const base = tally.offsets[entry.report.view]!;
+    for (const cell of entry.report.cells) tally.counts[base + cell]!++;
+  }
+  const out = {
+    rounds: [] as number[],
+    views: [] as number[],
+    cells: [] as number[],
+    amounts: [] as number[],
+  };
+  for (const [no, tally] of [...tallies].sort((a, b) => a[0] - b[0])) {
+    tally.round.plan.views.forEach((view, v) => {
+      const base = tally.offsets[v]!;
+      for (let cell = 0; cell < view.cells; cell++) {
+        const amount = tally.counts[base + cell]!;
+        if (amount === 0) continue;
+        out.rounds.push(no);
+        out.views.push(v);
+        out.cells.push(cell);
+        out.amounts.push(amount);
+      }
+    });
+  }
+  return out;
+}
+
+/** A PostgreSQL array literal of integers (sent as text: cheaper than the driver's per-element conversion). */
+function intArray(values: readonly number[]): string {
+  return `{${values.join(",")}}`;
+}
+
+/**
+ * Run one statement as its own transaction (autocommit: it commits, with the
+ * server's `synchronous_commit`, before the answer arrives) on a pooled
+ * connection, retried on deadlock or serialization failure; other errors reject
+ * as they are (the caller wraps them). A connection that fails under us is
+ * destroyed, as in {@link transaction}.
+ */
+async function statement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", onError);
+    try {
+      return await client.query(text, values);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (broken === undefined && attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE.has(code))
+        continue;
+      throw error;
+    } finally {
+      client.removeListener("error", onError);
+      client.release(broken);
+    }
+  }
 }

@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { planCalm } from "@calm-ldp/calm-core";
 import { CollectorResponseError } from "@calm-ldp/client";
@@ -6,7 +5,7 @@ import { CannotRunError } from "@calm-ldp/errors";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { createRound, mixedRecords, roundBody, TOKEN, tempDir } from "../test/support.js";
+import { createRound, mixedRecords, roundBody, TOKEN, withTempDir } from "../test/support.js";
 import { openDuckDbStorage } from "./duckdb-storage.js";
 import { InvalidParameterError } from "./errors.js";
 import { fetchRoundPlan, simulateUsers } from "./simulate-users.js";
@@ -21,20 +20,32 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A loopback server answering every request 404 `round-not-found`: its URL, the requests it had, `close()`. */
+async function roundNotFoundServer() {
+  let requests = 0;
+  const server = createServer((_request, response) => {
+    requests++;
+    response.writeHead(404, { "content-type": "application/json" });
+    response.end(JSON.stringify({ statusCode: 404, reason: "round-not-found", message: "no round" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 describe("simulateUsers", () => {
   const records = mixedRecords(500, 1);
   const plan = planCalm({ schema: records.schema, n: 500, eps: 1, k: 2 }, { m: 5 });
   const round = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
   it("retries an unreachable collector for retryForMs, then gives up: bounded, nothing acknowledged", async () => {
-    // A port that was just free: connections are refused at once.
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
     const started = performance.now();
     const result = await simulateUsers({
-      url: `http://127.0.0.1:${port}`,
+      url: `http://127.0.0.1:${await closedPort()}`,
       round,
       plan,
       records,
@@ -50,16 +61,11 @@ describe("simulateUsers", () => {
   });
 
   it("counts 4xx answers as rejected by reason, without retrying", async () => {
-    const server = createServer((_request, response) => {
-      response.writeHead(404, { "content-type": "application/json" });
-      response.end(JSON.stringify({ statusCode: 404, reason: "round-not-found", message: "no round" }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as { port: number };
+    const server = await roundNotFoundServer();
     try {
       const refused: number[] = [];
       const result = await simulateUsers({
-        url: `http://127.0.0.1:${port}`,
+        url: server.url,
         round,
         plan,
         records,
@@ -71,7 +77,7 @@ describe("simulateUsers", () => {
       expect(result.rejectedReasons).toEqual({ "round-not-found": 500 });
       expect(refused.reduce((s, x) => s + x, 0)).toBe(500);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 
@@ -90,36 +96,36 @@ describe("simulateUsers", () => {
   });
 
   it("fetchRoundPlan retries while the collector is down, and the plan arrives once it is up", async () => {
-    const dir = tempDir();
-    // Make a round on a first collector, stop it, then restart on the same file and port later.
-    const file = `${dir}/plan-retry.duckdb`;
-    const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
-    const { round: id, plan: created } = await createRound(first.url, roundBody(records, 1, 2, 5000));
-    await first.close();
-    const fetching = fetchRoundPlan(first.url, id, { retryForMs: 30_000 });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    const second = await startCollector({
-      storage: await openDuckDbStorage(file),
-      adminToken: TOKEN,
-      port: first.port,
-    });
-    try {
-      const fetched = await fetching;
-      expect(fetched.retries).toBeGreaterThan(2);
-      expect(fetched.plan).toEqual(created);
-      // ...and the users' reports follow on the same collector.
-      const result = await simulateUsers({
-        url: second.url,
-        round: id,
-        plan: fetched.plan,
-        records,
-        rng: seededRng(5),
+    await withTempDir(async (dir) => {
+      // Make a round on a first collector, stop it, then restart on the same file and port later.
+      const file = `${dir}/plan-retry.duckdb`;
+      const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
+      const { round: id, plan: created } = await createRound(first.url, roundBody(records, 1, 2, 5000));
+      await first.close();
+      const fetching = fetchRoundPlan(first.url, id, { retryForMs: 30_000 });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const second = await startCollector({
+        storage: await openDuckDbStorage(file),
+        adminToken: TOKEN,
+        port: first.port,
       });
-      expect(result).toMatchObject({ users: 500, acknowledged: 500, unacknowledged: 0 });
-    } finally {
-      await second.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+      try {
+        const fetched = await fetching;
+        expect(fetched.retries).toBeGreaterThan(2);
+        expect(fetched.plan).toEqual(created);
+        // ...and the users' reports follow on the same collector.
+        const result = await simulateUsers({
+          url: second.url,
+          round: id,
+          plan: fetched.plan,
+          records,
+          rng: seededRng(5),
+        });
+        expect(result).toMatchObject({ users: 500, acknowledged: 500, unacknowledged: 0 });
+      } finally {
+        await second.close();
+      }
+    });
   });
 
   it("fetchRoundPlan gives up after retryForMs with a clear error, and does not retry a 4xx", async () => {
@@ -135,21 +141,14 @@ describe("simulateUsers", () => {
       ),
     );
     expect(performance.now() - started).toBeLessThan(30_000);
-    let requests = 0;
-    const server = createServer((_request, response) => {
-      requests++;
-      response.writeHead(404, { "content-type": "application/json" });
-      response.end(JSON.stringify({ statusCode: 404, reason: "round-not-found", message: "no round" }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port: open } = server.address() as { port: number };
+    const server = await roundNotFoundServer();
     try {
-      const refused = await fetchRoundPlan(`http://127.0.0.1:${open}`, round).catch((e) => e);
+      const refused = await fetchRoundPlan(server.url, round).catch((e) => e);
       expect(refused).toBeInstanceOf(CollectorResponseError);
       expect(refused.reason).toBe("round-not-found");
-      expect(requests).toBe(1);
+      expect(server.requests()).toBe(1);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 });

@@ -166,12 +166,16 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
   const batches = Math.ceil(users / batchSize);
   const d = records.columns.length;
   let next = 0;
-  let acknowledged = 0;
-  let duplicates = 0;
-  let rejected = 0;
-  let unacknowledged = 0;
-  let retries = 0;
-  const rejectedReasons: Record<string, number> = {};
+  // The result's counts, added to as the batches end.
+  const tally = {
+    users,
+    acknowledged: 0,
+    duplicates: 0,
+    rejected: 0,
+    rejectedReasons: {} as Record<string, number>,
+    unacknowledged: 0,
+    retries: 0,
+  };
   const started = performance.now();
 
   const makeBatch = (index: number): WireReport[] => {
@@ -192,18 +196,18 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
       retryForMs,
       attemptTimeoutMs,
     );
-    retries += outcome.retries;
+    tally.retries += outcome.retries;
     if (outcome.ok) {
-      acknowledged += outcome.value.acknowledged;
-      duplicates += outcome.value.duplicates;
+      tally.acknowledged += outcome.value.acknowledged;
+      tally.duplicates += outcome.value.duplicates;
       options.onAcknowledged?.(reports, outcome.value);
     } else if ("refused" in outcome) {
       const { reason } = outcome.refused;
-      rejected += reports.length;
-      rejectedReasons[reason] = (rejectedReasons[reason] ?? 0) + reports.length;
+      tally.rejected += reports.length;
+      tally.rejectedReasons[reason] = (tally.rejectedReasons[reason] ?? 0) + reports.length;
       options.onRejected?.(reports, reason);
     } else {
-      unacknowledged += reports.length;
+      tally.unacknowledged += reports.length;
     }
   };
 
@@ -212,15 +216,5 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, batches) }, sender));
   const seconds = (performance.now() - started) / 1000;
-  return {
-    users,
-    acknowledged,
-    duplicates,
-    rejected,
-    rejectedReasons,
-    unacknowledged,
-    retries,
-    seconds,
-    reportsPerSecond: seconds > 0 ? acknowledged / seconds : 0,
-  };
+  return { ...tally, seconds, reportsPerSecond: seconds > 0 ? tally.acknowledged / seconds : 0 };
 }

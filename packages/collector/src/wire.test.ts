@@ -6,11 +6,11 @@ import {
   type WireProblem,
   type WireReport,
 } from "@calm-ldp/client";
+import { wireKindPlans } from "@calm-ldp/client/testing";
 import { seededRng } from "@calm-ldp/random";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeReport } from "./decode-report.js";
-import { testPlans } from "./wire-test-plans.js";
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
@@ -26,7 +26,7 @@ function problemOf(plan: CalmPlan, wire: unknown): WireProblem | "accepted" {
 
 describe("wire format", () => {
   it("round-trips every report of every oracle, and calm-core's aggregator counts the decoded report", () => {
-    for (const [name, plan] of Object.entries(testPlans())) {
+    for (const [name, plan] of Object.entries(wireKindPlans())) {
       const rng = seededRng(21);
       const aggregator = new CalmAggregator(plan);
       for (let i = 0; i < 500; i++) {
@@ -44,7 +44,7 @@ describe("wire format", () => {
   });
 
   it("writes unary bits little-endian: bit x is bit x & 7 of byte x >> 3", () => {
-    const plan = testPlans().ternary!; // 27 cells: 4 bytes, 5 padding bits
+    const plan = wireKindPlans().ternary!; // 27 cells: 4 bytes, 5 padding bits
     const words = new Uint32Array([(1 << 0) | (1 << 9) | (1 << 26)]);
     const wire = encodeReport(plan, { view: 0, report: words }, ID);
     expect(wire.bits).toBe(Buffer.from([0b1, 0b10, 0, 0b100]).toString("base64"));
@@ -58,7 +58,7 @@ describe("wire format", () => {
   });
 
   it("refuses each malformed report with the right problem", () => {
-    const { grr, oue } = testPlans() as Record<string, CalmPlan>;
+    const { grr, oue } = wireKindPlans() as Record<string, CalmPlan>;
     const bits = encodeReport(oue!, calmReport(oue!, [0, 1, 0, 1, 0, 1], { rng: seededRng(1), view: 0 }), ID)
       .bits!;
     const cases: [CalmPlan, unknown, WireProblem][] = [
@@ -94,7 +94,7 @@ describe("wire format", () => {
   });
 
   it("property: a mutated report is either refused or decodes to a report the aggregator accepts", () => {
-    const plans = testPlans();
+    const plans = wireKindPlans();
     const json = fc.letrec((tie) => ({
       value: fc.oneof(
         fc.integer({ min: -3, max: 40 }),
@@ -138,7 +138,7 @@ describe("wire format", () => {
     // estimate (variance from the oracle's exact formula with f = 1), so a correct
     // implementation fails with probability < 1e-6 per view.
     for (const name of ["grr", "oue"]) {
-      const plan = testPlans()[name]!;
+      const plan = wireKindPlans()[name]!;
       const rng = seededRng(31);
       const aggregator = new CalmAggregator(plan);
       const record = [1, 0, 1, 1, 0, 1];

@@ -1,11 +1,17 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createReport, readPlan, sendReports } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type CollectorStorage, openStorage, startCollector } from "../src/index.js";
-import { clickhouseCluster, dropDatabase, freshDatabase } from "./clickhouse-cluster.js";
-import { call, freshPostgresDatabase, postgresServer, TOKEN, tempDir } from "./support.js";
+import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
+import {
+  call,
+  createBinaryCampaign,
+  databaseServers,
+  TOKEN,
+  withPostgresDatabase,
+  withTempDir,
+} from "./support.js";
 
 /**
  * Campaigns live in the rounds table, so every backend serves them through
@@ -13,32 +19,14 @@ import { call, freshPostgresDatabase, postgresServer, TOKEN, tempDir } from "./s
  * the two-shard ClickHouse cluster (.ci/setup-clickhouse). A backend that cannot
  * be installed here skips loudly, never under CI.
  */
-const postgres = postgresServer();
-const clickhouse = clickhouseCluster();
-for (const [name, server] of [
-  ["PostgreSQL", postgres],
-  ["ClickHouse", clickhouse],
-] as const)
-  if (server.unavailable)
-    console.warn(
-      `\n*** SKIPPED: campaigns on ${name}: it cannot be installed here: ${server.unavailable} ***\n`,
-    );
+const { postgres, clickhouse } = databaseServers("campaigns");
 
 /** Create a campaign, 40 then 25 reports in two rounds, and read it back through the API. */
 async function scenario(storage: CollectorStorage) {
   const collector = await startCollector({ storage, adminToken: TOKEN });
   try {
     const url = collector.url;
-    const attributes = Array.from({ length: 4 }, (_, i) => ({ name: `b${i}`, labels: ["0", "1"] }));
-    const created = await call(`${url}/v1/campaigns`, "POST", {
-      schema: { attributes },
-      eps: 1,
-      k: 2,
-      n: 1000,
-    });
-    expect(created.status).toBe(201);
-    const campaign = created.body.campaign as string;
-    const plan = readPlan(created.body.plan);
+    const { campaign, round: first, plan } = await createBinaryCampaign(url);
     const rng = seededRng(5);
     const post = async (round: string, count: number) =>
       sendReports(
@@ -46,14 +34,14 @@ async function scenario(storage: CollectorStorage) {
         round,
         Array.from({ length: count }, (_, i) => createReport(plan, [i & 1, (i >> 1) & 1, 0, 1], { rng })),
       );
-    await post(created.body.round as string, 40);
+    await post(first, 40);
     const next = await call(`${url}/v1/campaigns/${campaign}/rounds`, "POST", {});
-    expect(next).toMatchObject({ status: 201, body: { index: 1, closed: created.body.round } });
+    expect(next).toMatchObject({ status: 201, body: { index: 1, closed: first } });
     await post(next.body.round as string, 25);
     const current = await call(`${url}/v1/campaigns/${campaign}/current`, "GET");
     const described = await call(`${url}/v1/campaigns/${campaign}`, "GET");
     const series = await call(`${url}/v1/campaigns/${campaign}/marginals?attrs=b0,b1`, "GET");
-    const late = await post(created.body.round as string, 1).catch((e) => e);
+    const late = await post(first, 1).catch((e) => e);
     // Creating a stored round again (as a second collector opening the same campaign round does)
     // yields the stored round and stores nothing.
     const stored = (await storage.findRound(next.body.round as string))!;
@@ -93,30 +81,23 @@ const expected = {
 
 describe("campaigns on every backend", () => {
   it("DuckDB", async () => {
-    const dir = tempDir();
-    try {
+    await withTempDir(async (dir) => {
       expect(await scenario(await openStorage({ duckdb: join(dir, "c.duckdb") }))).toEqual(expected);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it.skipIf(postgres.unavailable !== undefined)(
     "PostgreSQL",
     async () => {
-      const database = await freshPostgresDatabase(postgres.url!, "campaigns");
-      try {
-        expect(await scenario(await openStorage({ postgres: database.url }))).toEqual(expected);
-      } finally {
-        await database.drop();
-      }
+      await withPostgresDatabase(postgres.url!, "campaigns", async (url) => {
+        expect(await scenario(await openStorage({ postgres: url }))).toEqual(expected);
+      });
     },
     60_000,
   );
 
   describe.skipIf(clickhouse.unavailable !== undefined)("ClickHouse", () => {
-    const url = freshDatabase(clickhouse.url ?? "", "campaigns");
-    afterAll(() => dropDatabase(url));
+    const url = suiteClickhouseDatabase(clickhouse.url ?? "", "campaigns");
     it("two shards", async () => {
       expect(await scenario(await openStorage({ clickhouse: url }))).toEqual(expected);
     }, 120_000);

@@ -1,13 +1,14 @@
-import { createReport, readPlan, type WireReport } from "@calm-ldp/client";
+import { createReport, type WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it } from "vitest";
-import { clickhouseCluster, dropDatabase, freshDatabase } from "./clickhouse-cluster.js";
+import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import {
   type CollectorProcess,
   CollectorProcesses,
   call,
-  freshPostgresDatabase,
-  postgresServer,
+  createBinaryCampaign,
+  databaseServers,
+  withPostgresDatabase,
 } from "./support.js";
 
 /**
@@ -21,16 +22,7 @@ import {
  * twice, both processes list the same rounds, and every acknowledged report is
  * counted once, in the round it was sent to.
  */
-const postgres = postgresServer();
-const clickhouse = clickhouseCluster();
-for (const [name, server] of [
-  ["PostgreSQL", postgres],
-  ["ClickHouse", clickhouse],
-] as const)
-  if (server.unavailable)
-    console.warn(
-      `\n*** SKIPPED: shared campaigns on ${name}: it cannot be installed here: ${server.unavailable} ***\n`,
-    );
+const { postgres, clickhouse } = databaseServers("shared campaigns");
 
 const WORKERS = 8;
 const BATCH = 5;
@@ -41,17 +33,7 @@ type Described = { rounds: { round: string; index: number; openedAt: string; clo
 
 async function hammer(processes: readonly CollectorProcess[]) {
   const [a, b] = processes as [CollectorProcess, CollectorProcess];
-  const attributes = Array.from({ length: 4 }, (_, i) => ({ name: `b${i}`, labels: ["0", "1"] }));
-  const created = await call(`${a.url}/v1/campaigns`, "POST", {
-    schema: { attributes },
-    eps: 1,
-    k: 2,
-    n: 1000,
-    roundEvery: ROUND_MS,
-  });
-  expect(created.status).toBe(201);
-  const campaign = created.body.campaign as string;
-  const plan = readPlan(created.body.plan);
+  const { campaign, plan } = await createBinaryCampaign(a.url, { roundEvery: ROUND_MS });
   const acknowledged = new Map<string, number>();
   let refused = 0;
   let noOpenRound = 0;
@@ -128,24 +110,17 @@ describe("a scheduled campaign shared by two collector processes", () => {
   it.skipIf(postgres.unavailable !== undefined)(
     "PostgreSQL: one round per index, every acknowledged report counted once",
     async () => {
-      const database = await freshPostgresDatabase(postgres.url!, "shared");
-      try {
-        const pair = [
-          await processes.spawn("postgres", database.url),
-          await processes.spawn("postgres", database.url),
-        ];
+      await withPostgresDatabase(postgres.url!, "shared", async (url) => {
+        const pair = [await processes.spawn("postgres", url), await processes.spawn("postgres", url)];
         check(await hammer(pair));
         await Promise.all(pair.map((p) => p.kill("SIGTERM")));
-      } finally {
-        await database.drop();
-      }
+      });
     },
     120_000,
   );
 
   describe.skipIf(clickhouse.unavailable !== undefined)("ClickHouse", () => {
-    const url = freshDatabase(clickhouse.url ?? "", "shared_campaign");
-    afterAll(() => dropDatabase(url));
+    const url = suiteClickhouseDatabase(clickhouse.url ?? "", "shared_campaign");
     it("two shards: one round per index, every acknowledged report counted once", async () => {
       const pair = [await processes.spawn("clickhouse", url), await processes.spawn("clickhouse", url)];
       check(await hammer(pair));

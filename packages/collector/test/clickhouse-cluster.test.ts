@@ -1,125 +1,127 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
-import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard, shard } from "./clickhouse-cluster.js";
-import { CollectorProcesses, call, mixedRound, sleep, startLoad, warnSkipped } from "./support.js";
+import { dropDatabase, freshDatabase, onEveryShard, shard } from "./clickhouse-cluster.js";
+import {
+  CollectorProcesses,
+  call,
+  clickhouseCluster,
+  describeWith,
+  mixedRound,
+  sleep,
+  startLoad,
+} from "./support.js";
 
 const cluster = clickhouseCluster();
-warnSkipped("collector ClickHouse cluster tests: ClickHouse cannot be installed here", cluster.unavailable);
 
-describe.skipIf(cluster.unavailable !== undefined)(
-  "ClickHouse: two collectors on a two-shard cluster",
-  () => {
-    const url = freshDatabase(cluster.url ?? "", "cluster");
-    const processes = new CollectorProcesses();
-    const spawn = (port = 0) => processes.spawn("clickhouse", url, port);
-    /** The Distributed table seen from shard 1, tab-separated. */
-    const sql = async (query: string) => (await onEveryShard(url, query))[0]!.trim();
-    const stored = (roundNo: number) =>
-      sql(
-        `SELECT count(), uniqExact(report_id) FROM ${parseClickHouseUrl(url).database}.calm_reports_all WHERE round_no = ${roundNo}`,
-      );
-    const roundNo = async (round: string) =>
-      Number(
-        await sql(
-          `SELECT round_no FROM ${parseClickHouseUrl(url).database}.calm_rounds WHERE round_id = '${round}' LIMIT 1`,
-        ),
-      );
-    afterAll(async () => {
-      await processes.killAll();
-      shard("start", 2);
-      await dropDatabase(url);
+describeWith(cluster, "ClickHouse: two collectors on a two-shard cluster", () => {
+  const url = freshDatabase(cluster.url ?? "", "cluster");
+  const processes = new CollectorProcesses();
+  const spawn = (port = 0) => processes.spawn("clickhouse", url, port);
+  /** The Distributed table seen from shard 1, tab-separated. */
+  const sql = async (query: string) => (await onEveryShard(url, query))[0]!.trim();
+  const stored = (roundNo: number) =>
+    sql(
+      `SELECT count(), uniqExact(report_id) FROM ${parseClickHouseUrl(url).database}.calm_reports_all WHERE round_no = ${roundNo}`,
+    );
+  const roundNo = async (round: string) =>
+    Number(
+      await sql(
+        `SELECT round_no FROM ${parseClickHouseUrl(url).database}.calm_rounds WHERE round_id = '${round}' LIMIT 1`,
+      ),
+    );
+  afterAll(async () => {
+    await processes.killAll();
+    shard("start", 2);
+    await dropDatabase(url);
+  });
+
+  it("100,000 users through two collectors: counted once each, marginals equal the in-process estimate cell for cell", async () => {
+    const [a, b] = await Promise.all([spawn(), spawn()]);
+    const n = 100_000;
+    const { records, round, plan } = await mixedRound(a.url, n, 21);
+    expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
+    const load = startLoad([a.url, b.url], round, plan, records, { seed: 22, keepBatches: 40 });
+    await load.finish({ duplicates: 0 });
+    // The same batches again, each to both collectors at once: all acknowledged, none stored again.
+    const raced = await load.resend([a.url, b.url]);
+
+    const { status } = await load.expectCountedOnce([b.url, a.url], {
+      "q0,q1": [0, 1],
+      "q2,q5": [2, 5],
+      "q0,q2,q3,q7": [0, 2, 3, 7],
     });
+    expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+    // Each id once in the cluster, on the shard shardOf names.
+    const no = await roundNo(round);
+    expect(await stored(no)).toBe(`${n}\t${n}`);
+    const perShard = await onEveryShard(
+      url,
+      `SELECT count() FROM ${parseClickHouseUrl(url).database}.calm_reports WHERE round_no = ${no}`,
+    );
+    const ids = [...load.acknowledged.keys()];
+    expect(perShard.map(Number)).toEqual([0, 1].map((s) => ids.filter((id) => shardOf(id, 2) === s).length));
+    await Promise.all([a.kill("SIGTERM"), b.kill("SIGTERM")]);
+  });
 
-    it("100,000 users through two collectors: counted once each, marginals equal the in-process estimate cell for cell", async () => {
-      const [a, b] = await Promise.all([spawn(), spawn()]);
-      const n = 100_000;
-      const { records, round, plan } = await mixedRound(a.url, n, 21);
-      expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
-      const load = startLoad([a.url, b.url], round, plan, records, { seed: 22, keepBatches: 40 });
-      await load.finish({ duplicates: 0 });
-      // The same batches again, each to both collectors at once: all acknowledged, none stored again.
-      const raced = await load.resend([a.url, b.url]);
-
-      const { status } = await load.expectCountedOnce([b.url, a.url], {
-        "q0,q1": [0, 1],
-        "q2,q5": [2, 5],
-        "q0,q2,q3,q7": [0, 2, 3, 7],
-      });
-      expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
-      // Each id once in the cluster, on the shard shardOf names.
-      const no = await roundNo(round);
-      expect(await stored(no)).toBe(`${n}\t${n}`);
-      const perShard = await onEveryShard(
-        url,
-        `SELECT count() FROM ${parseClickHouseUrl(url).database}.calm_reports WHERE round_no = ${no}`,
-      );
-      const ids = [...load.acknowledged.keys()];
-      expect(perShard.map(Number)).toEqual(
-        [0, 1].map((s) => ids.filter((id) => shardOf(id, 2) === s).length),
-      );
-      await Promise.all([a.kill("SIGTERM"), b.kill("SIGTERM")]);
-    });
-
-    it("kill -9 of a collector mid-load and a restart: every acknowledged report counted once", async () => {
-      const [a, b] = await Promise.all([spawn(), spawn()]);
-      const n = 20_000;
-      const { records, round, plan } = await mixedRound(a.url, n, 23);
-      const load = startLoad([a.url, b.url], round, plan, records, { seed: 24, retryForMs: 60_000 });
-      await load.until(n / 4);
-      await a.kill("SIGKILL");
-      const beforeKill = [...load.acknowledged.keys()];
-      expect(beforeKill.length).toBeLessThan(n);
-      await sleep(300); // batches for A fail meanwhile and are retried
-      const restarted = await spawn(a.port);
-      const result = await load.finish();
-      console.log(
-        `ClickHouse crash test: ${beforeKill.length} of ${n} acknowledged before kill -9; ${result.retries} retried attempts; ${result.duplicates} acknowledged again as duplicates`,
-      );
-      expect(result.retries).toBeGreaterThan(0);
-      const no = await roundNo(round);
-      expect(await stored(no)).toBe(`${n}\t${n}`);
-      const present = await sql(
-        `SELECT count() FROM ${parseClickHouseUrl(url).database}.calm_reports_all FINAL
+  it("kill -9 of a collector mid-load and a restart: every acknowledged report counted once", async () => {
+    const [a, b] = await Promise.all([spawn(), spawn()]);
+    const n = 20_000;
+    const { records, round, plan } = await mixedRound(a.url, n, 23);
+    const load = startLoad([a.url, b.url], round, plan, records, { seed: 24, retryForMs: 60_000 });
+    await load.until(n / 4);
+    await a.kill("SIGKILL");
+    const beforeKill = [...load.acknowledged.keys()];
+    expect(beforeKill.length).toBeLessThan(n);
+    await sleep(300); // batches for A fail meanwhile and are retried
+    const restarted = await spawn(a.port);
+    const result = await load.finish();
+    console.log(
+      `ClickHouse crash test: ${beforeKill.length} of ${n} acknowledged before kill -9; ${result.retries} retried attempts; ${result.duplicates} acknowledged again as duplicates`,
+    );
+    expect(result.retries).toBeGreaterThan(0);
+    const no = await roundNo(round);
+    expect(await stored(no)).toBe(`${n}\t${n}`);
+    const present = await sql(
+      `SELECT count() FROM ${parseClickHouseUrl(url).database}.calm_reports_all FINAL
        WHERE round_no = ${no} AND report_id IN (${beforeKill.map((id) => `'${id}'`).join(",")})`,
-      );
-      expect(Number(present)).toBe(beforeKill.length);
-      await load.expectCountedOnce([restarted.url, b.url], { "0,1,2": [0, 1, 2] });
-      await Promise.all([restarted.kill("SIGTERM"), b.kill("SIGTERM")]);
-    });
+    );
+    expect(Number(present)).toBe(beforeKill.length);
+    await load.expectCountedOnce([restarted.url, b.url], { "0,1,2": [0, 1, 2] });
+    await Promise.all([restarted.kill("SIGTERM"), b.kill("SIGTERM")]);
+  });
 
-    it("one shard stopped mid-load: its batches get 503, clients retry, nothing lost or doubled once it is back", async () => {
-      const [a, b] = await Promise.all([spawn(), spawn()]);
-      const n = 20_000;
-      const { records, round, plan } = await mixedRound(a.url, n, 25);
-      const load = startLoad([a.url, b.url], round, plan, records, { seed: 26, retryForMs: 60_000 });
-      await load.until(n / 4);
-      shard("stop", 2);
-      const atStop = load.acknowledged.size;
-      // While shard 2 is down: a batch with a report for it is refused with 503 storage-unavailable.
-      const probe = await fetch(`${a.url}/v1/rounds/${round}/reports`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ round, reports: [] }),
-      });
-      expect(probe.status).toBe(400); // (an empty batch is refused before storage: the server is up)
-      const status503 = await call(`${a.url}/v1/rounds/${round}/status`, "GET");
-      expect(status503.status).toBe(503);
-      expect(status503.body.reason).toBe("storage-unavailable");
-      await sleep(1500);
-      const whileDown = load.acknowledged.size - atStop;
-      shard("start", 2);
-      const result = await load.finish();
-      console.log(
-        `ClickHouse shard-down test: ${atStop} acknowledged before stopping shard 2, ${whileDown} while it was down (batches all on shard 1 or in flight); ${result.retries} retried attempts; ${result.duplicates} acknowledged as duplicates`,
-      );
-      expect(result.retries).toBeGreaterThan(0);
-      const no = await roundNo(round);
-      expect(await stored(no)).toBe(`${n}\t${n}`);
-      await load.expectCountedOnce([b.url, a.url], {
-        "0,1,2": [0, 1, 2],
-        "3,4": [3, 4],
-      });
-      await Promise.all([a.kill("SIGTERM"), b.kill("SIGTERM")]);
+  it("one shard stopped mid-load: its batches get 503, clients retry, nothing lost or doubled once it is back", async () => {
+    const [a, b] = await Promise.all([spawn(), spawn()]);
+    const n = 20_000;
+    const { records, round, plan } = await mixedRound(a.url, n, 25);
+    const load = startLoad([a.url, b.url], round, plan, records, { seed: 26, retryForMs: 60_000 });
+    await load.until(n / 4);
+    shard("stop", 2);
+    const atStop = load.acknowledged.size;
+    // While shard 2 is down: a batch with a report for it is refused with 503 storage-unavailable.
+    const probe = await fetch(`${a.url}/v1/rounds/${round}/reports`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ round, reports: [] }),
     });
-  },
-);
+    expect(probe.status).toBe(400); // (an empty batch is refused before storage: the server is up)
+    const status503 = await call(`${a.url}/v1/rounds/${round}/status`, "GET");
+    expect(status503.status).toBe(503);
+    expect(status503.body.reason).toBe("storage-unavailable");
+    await sleep(1500);
+    const whileDown = load.acknowledged.size - atStop;
+    shard("start", 2);
+    const result = await load.finish();
+    console.log(
+      `ClickHouse shard-down test: ${atStop} acknowledged before stopping shard 2, ${whileDown} while it was down (batches all on shard 1 or in flight); ${result.retries} retried attempts; ${result.duplicates} acknowledged as duplicates`,
+    );
+    expect(result.retries).toBeGreaterThan(0);
+    const no = await roundNo(round);
+    expect(await stored(no)).toBe(`${n}\t${n}`);
+    await load.expectCountedOnce([b.url, a.url], {
+      "0,1,2": [0, 1, 2],
+      "3,4": [3, 4],
+    });
+    await Promise.all([a.kill("SIGTERM"), b.kill("SIGTERM")]);
+  });
+});

@@ -1,25 +1,25 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { parseClickHouseUrl } from "../src/clickhouse.js";
-import { ciService, packageDir } from "./support.js";
+import { packageDir } from "./support.js";
 
 const script = join(packageDir, "..", "..", ".ci", "setup-clickhouse");
-
-/**
- * The two-shard cluster: CALM_LDP_TEST_CLICKHOUSE_URL when set, otherwise the one
- * .ci/setup-clickhouse installs (apt-get, Debian package) and starts on 127.0.0.1.
- * Only when that script reports that ClickHouse cannot be installed here (exit 3: no
- * apt-get, or neither root nor passwordless sudo) and we are not under CI do the
- * suites skip, loudly; under CI that is a failure.
- */
-export function clickhouseCluster(): { url?: string; unavailable?: string } {
-  return ciService("setup-clickhouse", "CALM_LDP_TEST_CLICKHOUSE_URL");
-}
 
 /** The cluster URL with its own fresh database (the storage creates it on every shard). */
 export function freshDatabase(url: string, name: string): string {
   const database = `calm_test_${name}_${process.pid}_${Date.now()}`;
   return url.replace(/\/[A-Za-z0-9_]*(\?|$)/, `/${database}$1`);
+}
+
+/**
+ * A fresh database on the cluster at `clusterUrl` for the enclosing describe
+ * block (see {@link freshDatabase}), dropped on every shard after it.
+ */
+export function suiteClickhouseDatabase(clusterUrl: string, name: string): string {
+  const url = freshDatabase(clusterUrl, name);
+  afterAll(() => dropDatabase(url));
+  return url;
 }
 
 /** Run one SQL statement on every shard of `url` (HTTP interface). */

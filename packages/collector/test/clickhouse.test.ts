@@ -1,23 +1,23 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { planCalm } from "@calm-ldp/calm-core";
 import { createSchema, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import type { AcceptedReport, CollectorStorage } from "../src/index.js";
 import { estimateMarginal, openStorage, StorageError } from "../src/index.js";
-import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
-import { tempDir } from "./support.js";
-
-const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+import { onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
+import {
+  clickhouseCluster,
+  describeWith,
+  fixedId as id,
+  acceptedReport as report,
+  roundToStore,
+  suiteTempDir,
+} from "./support.js";
 
 const cluster = clickhouseCluster();
-if (cluster.unavailable)
-  console.warn(
-    `\n*** SKIPPED: collector ClickHouse tests: ClickHouse cannot be installed here: ${cluster.unavailable} ***\n`,
-  );
 
 describe("ClickHouse URL", () => {
   it("lists one HTTP endpoint per shard, a database and a cluster; anything else is a typed error", () => {
@@ -49,185 +49,163 @@ describe("ClickHouse URL", () => {
   });
 });
 
-describe.skipIf(cluster.unavailable !== undefined)(
-  "ClickHouse storage: the storage contract on two shards",
-  () => {
-    const url = freshDatabase(cluster.url ?? "", "contract");
-    const dir = tempDir();
-    afterAll(async () => {
-      rmSync(dir, { recursive: true, force: true });
-      await dropDatabase(url);
-    });
+describeWith(cluster, "ClickHouse storage: the storage contract on two shards", () => {
+  const url = suiteClickhouseDatabase(cluster.url ?? "", "contract");
+  const dir = suiteTempDir();
 
-    it("stores each report id once, across batches of one group, across groups and across a reopen (as DuckDB)", async () => {
-      const plan = planCalm(
-        {
-          schema: uniformSchema(4),
-          n: 10_000,
-          eps: 1,
-          k: 2,
-        },
-        { l: 2 },
-      );
-      const report = (i: number, view: number, cells: number[]): AcceptedReport => ({
-        id: id(i),
-        view,
-        cells,
-      });
-      const scenario = async (open: () => Promise<CollectorStorage>) => {
-        let storage = await open();
-        const round = await storage.createRound({
-          id: "5d1e2f3a-0000-4000-8000-00000000a999",
-          createdAt: "2026-01-01T00:00:00Z",
-          plan,
-          request: { schema: { attributes: [] }, eps: 1, k: 2, n: 1000 },
-        });
-        const results = [
-          ...(await Promise.all([
-            storage.storeReports(round, [report(1, 0, [1]), report(2, 1, [0, 3])]),
-            storage.storeReports(round, [report(2, 1, [0, 3]), report(3, 2, [2]), report(3, 2, [2])]),
-          ])),
-          await storage.storeReports(round, [report(1, 0, [1]), report(4, 0, [2])]),
-        ];
-        await storage.countRejected(round, "schema", 3);
-        await storage.countRejected(round, "schema", 2);
-        await storage.close();
-        storage = await open();
-        const again = (await storage.findRound(round.id))!;
-        results.push(await storage.storeReports(again, [report(4, 0, [2]), report(5, 3, [1, 2])]));
-        const counts = await storage.counts(again);
-        const support = await storage.supportCounts(again);
-        const missing = await storage.findRound(id(998));
-        await storage.close();
-        const closedWrite = await storage.storeReports(again, [report(6, 0, [0])]).then(
-          () => "stored",
-          (error: Error) => error,
-        );
-        return {
-          again,
-          results,
-          counts,
-          support: support.support.map((s) => Array.from(s)),
-          reportsPerView: support.reportsPerView,
-          missing,
-          closedWrite,
-        };
-      };
-      const clickhouse = await scenario(() => openStorage({ clickhouse: url }));
-      const duckdb = await scenario(() => openDuckDbStorage(join(dir, "contract.duckdb")));
-      expect(clickhouse.again.plan).toEqual(plan);
-      expect(clickhouse.results).toEqual([
-        { stored: 2, duplicates: 0 },
-        { stored: 1, duplicates: 2 },
-        { stored: 1, duplicates: 1 },
-        { stored: 1, duplicates: 1 },
-      ]);
-      expect(clickhouse.counts).toMatchObject({ accepted: 5, duplicates: 4, rejected: { schema: 5 } });
-      expect(clickhouse.counts.perView).toEqual([2, 1, 1, 1, 0, 0]);
-      expect(clickhouse.reportsPerView).toEqual(clickhouse.counts.perView);
-      expect(clickhouse.support[0]).toEqual([0, 1, 1, 0]);
-      expect(clickhouse.support[1]).toEqual([1, 0, 0, 1]);
-      expect(clickhouse.missing).toBeUndefined();
-      expect(clickhouse.closedWrite).toBeInstanceOf(StorageError);
-      // The same answers as DuckDB, call for call.
-      expect({ ...clickhouse, again: undefined, closedWrite: undefined }).toEqual({
-        ...duckdb,
-        again: undefined,
-        closedWrite: undefined,
-      });
-    });
-
-    it("20,000 reports with 10% retried ids: the same ids, counts and estimates as DuckDB, cell for cell, before and after merges", async () => {
-      const cardinalities = [2, 3, 2, 4, 2, 2];
-      const plan = planCalm({
-        schema: createSchema(cardinalities.map((c, i) => ({ name: `a${i}`, cardinality: c }))),
-        n: 20_000,
+  it("stores each report id once, across batches of one group, across groups and across a reopen (as DuckDB)", async () => {
+    const plan = planCalm(
+      {
+        schema: uniformSchema(4),
+        n: 10_000,
         eps: 1,
         k: 2,
-      });
-      const rng = seededRng(19);
-      const reports: AcceptedReport[] = [];
-      for (let i = 0; i < 20_000; i++) {
-        const view = uniformInt(rng, plan.m);
-        const cells = plan.views[view]!.cells;
-        const support = Array.from({ length: cells }, (_, x) => x).filter(() => bernoulli(rng, 0.3));
-        reports.push({ id: id(i + 1), view, cells: support.length > 0 ? support : [uniformInt(rng, cells)] });
-      }
-      // One batch of 16,000 (8,000 ids per shard: an id lookup longer than the server's default
-      // 256 KiB query), then batches of 100, then 10% of the reports again in batches of 50 (retries).
-      const batches: AcceptedReport[][] = [reports.slice(0, 16_000)];
-      for (let i = 16_000; i < reports.length; i += 100) batches.push(reports.slice(i, i + 100));
-      const retried = reports.filter(() => bernoulli(rng, 0.1));
-      for (let i = 0; i < retried.length; i += 50) batches.push(retried.slice(i, i + 50));
-      const run = async (storage: CollectorStorage) => {
-        const round = await storage.createRound({
-          id: "5d1e2f3a-0000-4000-8000-00000000b999",
-          createdAt: "2026-01-01T00:00:00Z",
-          plan,
-          request: { schema: { attributes: [] }, eps: 1, k: 2, n: 20_000 },
-        });
-        let stored = 0;
-        for (let i = 0; i < batches.length; i += 8)
-          for (const r of await Promise.all(
-            batches.slice(i, i + 8).map((b) => storage.storeReports(round, b)),
-          ))
-            stored += r.stored;
-        return { round, stored };
-      };
-      const duck = await openDuckDbStorage(join(dir, "compare.duckdb"));
-      const ch = await openClickHouseStorage(url);
-      const [d, c] = [await run(duck), await run(ch)];
-      expect(c.stored).toBe(20_000);
-      expect(d.stored).toBe(20_000);
-      const expectSame = async () => {
-        const [dc, cc] = [await duck.counts(d.round), await ch.counts(c.round)];
-        expect(cc).toEqual(dc);
-        expect(cc).toMatchObject({ accepted: 20_000, duplicates: retried.length });
-        const [ds, cs] = [await duck.supportCounts(d.round), await ch.supportCounts(c.round)];
-        expect(cs.reportsPerView).toEqual(ds.reportsPerView);
-        cs.support.forEach((s, v) => {
-          expect(Array.from(s), `view ${v}`).toEqual(Array.from(ds.support[v]!));
-        });
-        for (const q of [
-          [0, 1],
-          [2, 3],
-          [0, 3, 5],
-        ]) {
-          const [de, ce] = [estimateMarginal(plan, ds, q), estimateMarginal(plan, cs, q)];
-          expect(Array.from(ce.table.cells), q.join(",")).toEqual(Array.from(de.table.cells));
-          expect(ce.n).toBe(20_000);
-        }
-      };
-      await expectSame();
-      // The ids on each shard are exactly those shardOf places there.
-      const { database } = parseClickHouseUrl(url);
-      const perShard = await onEveryShard(
-        url,
-        `SELECT count(), uniqExact(report_id) FROM ${database}.calm_reports WHERE round_no = ${c.round.no}`,
+      },
+      { l: 2 },
+    );
+    const scenario = async (open: () => Promise<CollectorStorage>) => {
+      let storage = await open();
+      const round = await storage.createRound(roundToStore(plan, "5d1e2f3a-0000-4000-8000-00000000a999"));
+      const results = [
+        ...(await Promise.all([
+          storage.storeReports(round, [report(1, 0, [1]), report(2, 1, [0, 3])]),
+          storage.storeReports(round, [report(2, 1, [0, 3]), report(3, 2, [2]), report(3, 2, [2])]),
+        ])),
+        await storage.storeReports(round, [report(1, 0, [1]), report(4, 0, [2])]),
+      ];
+      await storage.countRejected(round, "schema", 3);
+      await storage.countRejected(round, "schema", 2);
+      await storage.close();
+      storage = await open();
+      const again = (await storage.findRound(round.id))!;
+      results.push(await storage.storeReports(again, [report(4, 0, [2]), report(5, 3, [1, 2])]));
+      const counts = await storage.counts(again);
+      const support = await storage.supportCounts(again);
+      const missing = await storage.findRound(id(998));
+      await storage.close();
+      const closedWrite = await storage.storeReports(again, [report(6, 0, [0])]).then(
+        () => "stored",
+        (error: Error) => error,
       );
-      const expected = [0, 1].map((s) => reports.filter((r) => shardOf(r.id, 2) === s).length);
-      expect(perShard.map((t) => t.trim())).toEqual(expected.map((e) => `${e}\t${e}`));
-      // A second writer racing on the same ids (rows inserted twice, as two collectors can): counts stay exact.
-      await onEveryShard(
-        url,
-        `INSERT INTO ${database}.calm_reports SELECT * FROM ${database}.calm_reports WHERE round_no = ${c.round.no} AND view = 0`,
-      );
-      await expectSame();
-      await onEveryShard(url, `OPTIMIZE TABLE ${database}.calm_reports FINAL`);
-      await expectSame();
-      await duck.close();
-      await ch.close();
+      return {
+        again,
+        results,
+        counts,
+        support: support.support.map((s) => Array.from(s)),
+        reportsPerView: support.reportsPerView,
+        missing,
+        closedWrite,
+      };
+    };
+    const clickhouse = await scenario(() => openStorage({ clickhouse: url }));
+    const duckdb = await scenario(() => openDuckDbStorage(join(dir, "contract.duckdb")));
+    expect(clickhouse.again.plan).toEqual(plan);
+    expect(clickhouse.results).toEqual([
+      { stored: 2, duplicates: 0 },
+      { stored: 1, duplicates: 2 },
+      { stored: 1, duplicates: 1 },
+      { stored: 1, duplicates: 1 },
+    ]);
+    expect(clickhouse.counts).toMatchObject({ accepted: 5, duplicates: 4, rejected: { schema: 5 } });
+    expect(clickhouse.counts.perView).toEqual([2, 1, 1, 1, 0, 0]);
+    expect(clickhouse.reportsPerView).toEqual(clickhouse.counts.perView);
+    expect(clickhouse.support[0]).toEqual([0, 1, 1, 0]);
+    expect(clickhouse.support[1]).toEqual([1, 0, 0, 1]);
+    expect(clickhouse.missing).toBeUndefined();
+    expect(clickhouse.closedWrite).toBeInstanceOf(StorageError);
+    // The same answers as DuckDB, call for call.
+    expect({ ...clickhouse, again: undefined, closedWrite: undefined }).toEqual({
+      ...duckdb,
+      again: undefined,
+      closedWrite: undefined,
     });
+  });
 
-    it("a cluster URL whose hosts are not the cluster's shards in order is refused before anything is stored", async () => {
-      const { shards, database } = parseClickHouseUrl(url);
-      const swapped = `${shards[1]},${shards[0]!.replace(/^http:\/\//, "")}/${database}?cluster=calm_ldp`;
-      await expect(openClickHouseStorage(swapped)).rejects.toThrow(
-        /is not shard [12] of 2 of cluster calm_ldp/,
-      );
-      await expect(openClickHouseStorage(url.replace("cluster=calm_ldp", "cluster=nope"))).rejects.toThrow(
-        StorageError,
-      );
+  it("20,000 reports with 10% retried ids: the same ids, counts and estimates as DuckDB, cell for cell, before and after merges", async () => {
+    const cardinalities = [2, 3, 2, 4, 2, 2];
+    const plan = planCalm({
+      schema: createSchema(cardinalities.map((c, i) => ({ name: `a${i}`, cardinality: c }))),
+      n: 20_000,
+      eps: 1,
+      k: 2,
     });
-  },
-);
+    const rng = seededRng(19);
+    const reports: AcceptedReport[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const view = uniformInt(rng, plan.m);
+      const cells = plan.views[view]!.cells;
+      const support = Array.from({ length: cells }, (_, x) => x).filter(() => bernoulli(rng, 0.3));
+      reports.push({ id: id(i + 1), view, cells: support.length > 0 ? support : [uniformInt(rng, cells)] });
+    }
+    // One batch of 16,000 (8,000 ids per shard: an id lookup longer than the server's default
+    // 256 KiB query), then batches of 100, then 10% of the reports again in batches of 50 (retries).
+    const batches: AcceptedReport[][] = [reports.slice(0, 16_000)];
+    for (let i = 16_000; i < reports.length; i += 100) batches.push(reports.slice(i, i + 100));
+    const retried = reports.filter(() => bernoulli(rng, 0.1));
+    for (let i = 0; i < retried.length; i += 50) batches.push(retried.slice(i, i + 50));
+    const run = async (storage: CollectorStorage) => {
+      const round = await storage.createRound(
+        roundToStore(plan, "5d1e2f3a-0000-4000-8000-00000000b999", 20_000),
+      );
+      let stored = 0;
+      for (let i = 0; i < batches.length; i += 8)
+        for (const r of await Promise.all(batches.slice(i, i + 8).map((b) => storage.storeReports(round, b))))
+          stored += r.stored;
+      return { round, stored };
+    };
+    const duck = await openDuckDbStorage(join(dir, "compare.duckdb"));
+    const ch = await openClickHouseStorage(url);
+    const [d, c] = [await run(duck), await run(ch)];
+    expect(c.stored).toBe(20_000);
+    expect(d.stored).toBe(20_000);
+    const expectSame = async () => {
+      const [dc, cc] = [await duck.counts(d.round), await ch.counts(c.round)];
+      expect(cc).toEqual(dc);
+      expect(cc).toMatchObject({ accepted: 20_000, duplicates: retried.length });
+      const [ds, cs] = [await duck.supportCounts(d.round), await ch.supportCounts(c.round)];
+      expect(cs.reportsPerView).toEqual(ds.reportsPerView);
+      cs.support.forEach((s, v) => {
+        expect(Array.from(s), `view ${v}`).toEqual(Array.from(ds.support[v]!));
+      });
+      for (const q of [
+        [0, 1],
+        [2, 3],
+        [0, 3, 5],
+      ]) {
+        const [de, ce] = [estimateMarginal(plan, ds, q), estimateMarginal(plan, cs, q)];
+        expect(Array.from(ce.table.cells), q.join(",")).toEqual(Array.from(de.table.cells));
+        expect(ce.n).toBe(20_000);
+      }
+    };
+    await expectSame();
+    // The ids on each shard are exactly those shardOf places there.
+    const { database } = parseClickHouseUrl(url);
+    const perShard = await onEveryShard(
+      url,
+      `SELECT count(), uniqExact(report_id) FROM ${database}.calm_reports WHERE round_no = ${c.round.no}`,
+    );
+    const expected = [0, 1].map((s) => reports.filter((r) => shardOf(r.id, 2) === s).length);
+    expect(perShard.map((t) => t.trim())).toEqual(expected.map((e) => `${e}\t${e}`));
+    // A second writer racing on the same ids (rows inserted twice, as two collectors can): counts stay exact.
+    await onEveryShard(
+      url,
+      `INSERT INTO ${database}.calm_reports SELECT * FROM ${database}.calm_reports WHERE round_no = ${c.round.no} AND view = 0`,
+    );
+    await expectSame();
+    await onEveryShard(url, `OPTIMIZE TABLE ${database}.calm_reports FINAL`);
+    await expectSame();
+    await duck.close();
+    await ch.close();
+  });
+
+  it("a cluster URL whose hosts are not the cluster's shards in order is refused before anything is stored", async () => {
+    const { shards, database } = parseClickHouseUrl(url);
+    const swapped = `${shards[1]},${shards[0]!.replace(/^http:\/\//, "")}/${database}?cluster=calm_ldp`;
+    await expect(openClickHouseStorage(swapped)).rejects.toThrow(
+      /is not shard [12] of 2 of cluster calm_ldp/,
+    );
+    await expect(openClickHouseStorage(url.replace("cluster=calm_ldp", "cluster=nope"))).rejects.toThrow(
+      StorageError,
+    );
+  });
+});

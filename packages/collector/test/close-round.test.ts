@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport, type WireReport } from "@calm-ldp/client";
@@ -10,8 +9,17 @@ import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js"
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, createCollector, RoundClosedError } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
-import { clickhouseCluster, dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
-import { freshPostgresDatabase, mixedRecords, postgresServer, roundBody, TOKEN, tempDir } from "./support.js";
+import { dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
+import {
+  clickhouseCluster,
+  mixedRecords,
+  postgresServer,
+  roundBody,
+  suiteTempDir,
+  TOKEN,
+  withPostgresDatabase,
+  withTempDir,
+} from "./support.js";
 
 /** A backend under test: how to open it, and (raw SQL, beside the storage) the report and support rows a round holds. */
 interface Backend {
@@ -164,38 +172,36 @@ async function closingContract(backend: Backend): Promise<void> {
 
 describe("closing a round: counts kept, ids dropped after the retention window, late reports 409", () => {
   it("DuckDB", async () => {
-    const dir = tempDir();
-    const file = join(dir, "close.duckdb");
-    try {
+    await withTempDir(async (dir) => {
+      const file = join(dir, "close.duckdb");
       await closingContract({ open: () => openDuckDbStorage(file), rowsHeld: (no) => duckRows(file, no) });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   const server = postgresServer();
   it.skipIf(server.unavailable !== undefined)("PostgreSQL", async () => {
-    const database = await freshPostgresDatabase(server.url!, "close");
-    const probe = new pg.Client({ connectionString: database.url });
-    await probe.connect();
-    try {
-      await closingContract({
-        open: () => openPostgresStorage(database.url),
-        rowsHeld: async (no) => {
-          const [reports, support] = await Promise.all(
-            ["calm_reports", "calm_support"].map(
-              async (table) =>
-                (await probe.query(`SELECT count(*)::int AS n FROM ${table} WHERE round_no = $1`, [no]))
-                  .rows[0].n as number,
-            ),
-          );
-          return { reports: reports!, support: support! };
-        },
-      });
-    } finally {
-      await probe.end().catch(() => undefined);
-      await database.drop();
-    }
+    await withPostgresDatabase(server.url!, "close", async (url) => {
+      const probe = new pg.Client({ connectionString: url });
+      await probe.connect();
+      try {
+        await closingContract({
+          open: () => openPostgresStorage(url),
+          rowsHeld: async (no) => {
+            // Support: older per-cell rows plus the group counts.
+            const [reports, support] = await Promise.all(
+              [
+                "SELECT count(*)::int AS n FROM calm_reports WHERE round_no = $1",
+                `SELECT ((SELECT count(*) FROM calm_support WHERE round_no = $1)
+                   + (SELECT coalesce(sum(count), 0) FROM calm_support_counts WHERE round_no = $1))::int AS n`,
+              ].map(async (sql) => (await probe.query(sql, [no])).rows[0].n as number),
+            );
+            return { reports: reports!, support: support! };
+          },
+        });
+      } finally {
+        await probe.end().catch(() => undefined);
+      }
+    });
   });
 
   const cluster = clickhouseCluster();
@@ -260,8 +266,8 @@ async function duckRows(file: string, no: number): Promise<{ reports: number; su
 }
 
 describe("the retention sweep", () => {
+  const dir = suiteTempDir();
   it("drops a closed round's ids by itself once idRetentionMs has passed, and refuses a negative retention", async () => {
-    const dir = tempDir();
     const storage = await openDuckDbStorage(join(dir, "sweep.duckdb"));
     await expect(createCollector({ storage, adminToken: TOKEN, idRetentionMs: -1 })).rejects.toThrow(
       /idRetentionMs must be an integer >= 0/,
@@ -309,7 +315,6 @@ describe("the retention sweep", () => {
     } finally {
       await app.close();
       await storage.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

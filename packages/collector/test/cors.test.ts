@@ -88,6 +88,12 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
       "access-control-max-age",
     ].filter((name) => response.headers.get(name) !== null);
 
+  /** The answer has `status` and no CORS header at all. */
+  const expectNoCors = (response: Response, status: number, what?: string) => {
+    expect(response.status, what).toBe(status);
+    expect(corsHeaders(response), what).toEqual([]);
+  };
+
   it("answers the preflight of the report endpoint for an allowed origin, with exactly that origin", async () => {
     for (const origin of [ALLOWED, SECOND]) {
       const response = await preflight(collector.url, `/v1/rounds/${round}/reports`, origin, "POST");
@@ -129,13 +135,11 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
 
   it("another origin gets no allow header: preflight refused, responses without it", async () => {
     const pre = await preflight(collector.url, `/v1/rounds/${round}/reports`, FOREIGN, "POST");
-    expect(pre.status).toBe(403);
-    expect(corsHeaders(pre)).toEqual([]);
+    expectNoCors(pre, 403);
     expect(((await pre.json()) as { reason: string }).reason).toBe("cross-origin-refused");
     // A preflight asking for another method than the endpoint's is refused too.
     const wrongMethod = await preflight(collector.url, `/v1/rounds/${round}/reports`, ALLOWED, "PUT");
-    expect(wrongMethod.status).toBe(403);
-    expect(corsHeaders(wrongMethod)).toEqual([]);
+    expectNoCors(wrongMethod, 403);
     // Near misses of an allowed origin are other origins.
     for (const near of [
       "http://app.example.test:8081",
@@ -143,8 +147,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
       "http://app.example.test",
     ]) {
       const response = await fetch(`${collector.url}/v1/rounds/${round}/plan`, { headers: { origin: near } });
-      expect(response.status).toBe(200);
-      expect(corsHeaders(response), near).toEqual([]);
+      expectNoCors(response, 200, near);
     }
     const post = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
       method: "POST",
@@ -165,41 +168,34 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
     ];
     for (const [path, method] of adminPaths) {
       const pre = await preflight(collector.url, path, ALLOWED, method);
-      expect(pre.status, path).toBe(403);
-      expect(corsHeaders(pre), path).toEqual([]);
+      expectNoCors(pre, 403, path);
     }
     const status = await fetch(`${collector.url}/v1/rounds/${round}/status`, { headers: auth });
-    expect(status.status).toBe(200);
-    expect(corsHeaders(status)).toEqual([]);
+    expectNoCors(status, 200);
     const marginal = await fetch(`${collector.url}/v1/rounds/${round}/marginals?attrs=q0,q1`, {
       headers: auth,
     });
-    expect(marginal.status).toBe(200);
-    expect(corsHeaders(marginal)).toEqual([]);
+    expectNoCors(marginal, 200);
     const create = await fetch(`${collector.url}/v1/rounds`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify(roundBody(records, 1, 2, 1000)),
     });
-    expect(create.status).toBe(201);
-    expect(corsHeaders(create)).toEqual([]);
+    expectNoCors(create, 201);
     const unauthorised = await fetch(`${collector.url}/v1/rounds/${round}/status`, {
       headers: { origin: ALLOWED },
     });
-    expect(unauthorised.status).toBe(401);
-    expect(corsHeaders(unauthorised)).toEqual([]);
+    expectNoCors(unauthorised, 401);
   });
 
   it("by default no origin is allowed", async () => {
     const { round: other } = await createRound(closedByDefault.url, roundBody(records, 1, 2, 1000));
     const pre = await preflight(closedByDefault.url, `/v1/rounds/${other}/reports`, ALLOWED, "POST");
-    expect(pre.status).toBe(403);
-    expect(corsHeaders(pre)).toEqual([]);
+    expectNoCors(pre, 403);
     const fetched = await fetch(`${closedByDefault.url}/v1/rounds/${other}/plan`, {
       headers: { origin: ALLOWED },
     });
-    expect(fetched.status).toBe(200);
-    expect(corsHeaders(fetched)).toEqual([]);
+    expectNoCors(fetched, 200);
   });
 
   it("startCollector refuses a malformed origin before listening", async () => {

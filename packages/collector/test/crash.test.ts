@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
@@ -9,18 +8,15 @@ import {
   mixedRound,
   startLoad,
   storedReportIds,
+  suiteTempDir,
   TOKEN,
-  tempDir,
 } from "./support.js";
 
 describe("crash: kill -9 in the middle of a load", () => {
-  const dir = tempDir();
+  const dir = suiteTempDir();
   const file = join(dir, "crash.duckdb");
   const processes = new CollectorProcesses();
-  afterAll(async () => {
-    await processes.killAll();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => processes.killAll());
 
   it("after a restart on the same database every acknowledged report is counted exactly once", async () => {
     const first = await processes.spawn("duckdb", file);

@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { CannotRunError } from "@calm-ldp/errors";
 import { describe, expect, it } from "vitest";
 import { openStorage } from "../src/index.js";
 import { loadBackend } from "../src/open-storage.js";
-import { packageDir, tempDir } from "./support.js";
+import { packageDir, withTempDir } from "./support.js";
 
 // The main entry imports no database driver; openStorage loads the backend a
 // location names, and a backend whose driver is not installed is a CannotRunError
@@ -41,11 +41,11 @@ describe("openStorage and the backends' optional drivers", () => {
   });
 
   it("opens the DuckDB backend the location names, loaded on demand", async () => {
-    const dir = tempDir();
-    const storage = await openStorage({ duckdb: join(dir, "a.duckdb") });
-    expect(storage.backend).toBe("duckdb");
-    await storage.close();
-    rmSync(dir, { recursive: true, force: true });
+    await withTempDir(async (dir) => {
+      const storage = await openStorage({ duckdb: join(dir, "a.duckdb") });
+      expect(storage.backend).toBe("duckdb");
+      await storage.close();
+    });
   });
 
   it("a missing driver (Node's ESM loader) is a CannotRunError naming the package to install", () => {

@@ -1,10 +1,12 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { planRound } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import {
+  acceptedReport,
   CollectorProcesses,
   call,
+  describeWith,
   expectStoredCounts,
   freshPostgresDatabase,
   mixedRecords,
@@ -12,135 +14,141 @@ import {
   postgresServer,
   roundBody,
   startLoad,
-  warnSkipped,
 } from "./support.js";
 
 const server = postgresServer();
-warnSkipped("collector PostgreSQL tests: PostgreSQL cannot be installed here", server.unavailable);
 
-describe.skipIf(server.unavailable !== undefined)(
-  "PostgreSQL: two collector processes share one database",
-  () => {
-    let testUrl = "";
-    let database: Awaited<ReturnType<typeof freshPostgresDatabase>> | undefined;
-    const processes = new CollectorProcesses();
-    beforeAll(async () => {
-      database = await freshPostgresDatabase(server.url!, "two");
-      testUrl = database.url;
-    });
-    afterAll(async () => {
-      await processes.killAll("SIGTERM");
-      await database?.drop();
-    });
+describeWith(server, "PostgreSQL: two collector processes share one database", () => {
+  let testUrl = "";
+  let database: Awaited<ReturnType<typeof freshPostgresDatabase>> | undefined;
+  const processes = new CollectorProcesses();
+  beforeAll(async () => {
+    database = await freshPostgresDatabase(server.url!, "two");
+    testUrl = database.url;
+  });
+  afterAll(async () => {
+    await processes.killAll("SIGTERM");
+    await database?.drop();
+  });
 
-    it("group commit: batches submitted together share one transaction; an id in two of them is stored once", async () => {
-      const storage = await openPostgresStorage(testUrl);
-      try {
-        const records = mixedRecords(10, 1);
-        const plan = planRound(roundBody(records, 1, 2, 10_000) as never);
-        const round = await storage.createRound(plan);
-        const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-        const report = (i: number) => ({ id: id(i), view: 0, cells: [i % 2] });
-        // One tick: one group. Report 2 is in both batches, report 3 twice in the second.
-        const results = await Promise.all([
-          storage.storeReports(round, [report(1), report(2)]),
-          storage.storeReports(round, [report(2), report(3), report(3)]),
-        ]);
-        expect(results).toEqual([
-          { stored: 2, duplicates: 0 },
-          { stored: 1, duplicates: 2 },
-        ]);
-        // Again later (another group): all duplicates.
-        expect(await storage.storeReports(round, [report(3), report(1)])).toEqual({
-          stored: 0,
-          duplicates: 2,
-        });
-        const counts = await storage.counts(round);
-        expect(counts).toMatchObject({ accepted: 3, duplicates: 4 });
-        const support = await storage.supportCounts(round);
-        expect(Array.from(support.support[0]!).slice(0, 2)).toEqual([1, 2]);
-      } finally {
-        await storage.close();
-      }
-    });
-
-    it("dropping a closed round's ids rebuilds the report key and support index (REINDEX CONCURRENTLY): their size falls, the key still de-duplicates", async () => {
-      const storage = await openPostgresStorage(testUrl);
-      const probe = new pg.Client({ connectionString: testUrl });
-      await probe.connect();
-      try {
-        const sizes = async () =>
-          (
-            await probe.query(
-              "SELECT pg_relation_size('calm_reports_pkey')::float8 AS key, pg_relation_size('calm_support_round')::float8 AS support",
-            )
-          ).rows[0] as { key: number; support: number };
-        const records = mixedRecords(10, 2);
-        const plan = planRound(roundBody(records, 1, 2, 100_000) as never);
-        const a = await storage.createRound(plan);
-        const b = await storage.createRound({ ...plan, id: "00000000-0000-4000-8000-0000000b0000" });
-        const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-        const report = (i: number) => ({ id: id(i), view: i % a.plan.m, cells: [i % 2] });
-        const n = 20_000;
-        for (let i = 0; i < n; i += 1000)
-          await storage.storeReports(
-            a,
-            Array.from({ length: 1000 }, (_, j) => report(1_000_000 + i + j)),
-          );
-        const perView = (await storage.counts(a)).perView;
-        const full = await sizes();
-        expect(full.key).toBeGreaterThan(400_000); // 20,000 keys of (int, uuid): ~0.9 MB
-        const closed = await storage.closeRound(a, new Date());
-        const later = new Date(Date.parse(closed.closedAt!) + 1);
-        expect(await storage.dropClosedIds(later, later)).toEqual([a.id]);
-        const dropped = await sizes();
-        // Rebuilt over the few rows left (the group-commit test's three): a page or two each.
-        expect(dropped.key).toBeLessThan(full.key / 10);
-        expect(dropped.support).toBeLessThan(full.support / 5); // ~150 kB (B-tree deduplication of round_no) -> 2 pages
-        const invalid = await probe.query(
-          `SELECT indexrelid::regclass::text AS name FROM pg_index
-           WHERE NOT indisvalid AND indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass)`,
-        );
-        expect(invalid.rows).toEqual([]);
-        expect((await storage.counts(a)).perView).toEqual(perView);
-        // The rebuilt key still refuses a second copy of an id (round b: stored once, then a duplicate).
-        expect(await storage.storeReports(b, [report(5), report(6)])).toEqual({ stored: 2, duplicates: 0 });
-        expect(await storage.storeReports(b, [report(5)])).toEqual({ stored: 0, duplicates: 1 });
-        // Nothing more to drop: no second rebuild.
-        expect(await storage.dropClosedIds(later, later)).toEqual([]);
-      } finally {
-        await probe.end();
-        await storage.close();
-      }
-    });
-
-    it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {
-      // Both processes start at once: the schema is created once (advisory lock).
-      const [a, b] = await Promise.all([
-        processes.spawn("postgres", testUrl),
-        processes.spawn("postgres", testUrl),
+  it("group commit: batches submitted together share one transaction; an id in two of them is stored once", async () => {
+    const storage = await openPostgresStorage(testUrl);
+    try {
+      const records = mixedRecords(10, 1);
+      const plan = planRound(roundBody(records, 1, 2, 10_000) as never);
+      const round = await storage.createRound(plan);
+      const report = (i: number) => acceptedReport(i, 0, [i % 2]);
+      // One tick: one group. Report 2 is in both batches, report 3 twice in the second.
+      const results = await Promise.all([
+        storage.storeReports(round, [report(1), report(2)]),
+        storage.storeReports(round, [report(2), report(3), report(3)]),
       ]);
-      const n = 100_000;
-      const { records, round, plan } = await mixedRound(a.url, n, 11);
-      // The round made through A is served by B from the shared database.
-      expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
-
-      const load = startLoad([a.url, b.url], round, plan, records, { seed: 12, keepBatches: 40 });
-      await load.finish({ duplicates: 0 });
-
-      // The same batches again, each to both processes at once: the same ids race in two
-      // transactions; all are acknowledged, none is stored again.
-      const raced = await load.resend([a.url, b.url]);
-
-      const { status, aggregator } = await load.expectCountedOnce([b.url, a.url], {
-        "q0,q1": [0, 1],
-        "q2,q5": [2, 5],
-        "q0,q2,q3,q7": [0, 2, 3, 7],
+      expect(results).toEqual([
+        { stored: 2, duplicates: 0 },
+        { stored: 1, duplicates: 2 },
+      ]);
+      // Again later (another group): all duplicates.
+      expect(await storage.storeReports(round, [report(3), report(1)])).toEqual({
+        stored: 0,
+        duplicates: 2,
       });
-      expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
-      const storage = await openPostgresStorage(testUrl);
-      await expectStoredCounts(storage, round, aggregator!);
+      const counts = await storage.counts(round);
+      expect(counts).toMatchObject({ accepted: 3, duplicates: 4 });
+      const support = await storage.supportCounts(round);
+      expect(Array.from(support.support[0]!).slice(0, 2)).toEqual([1, 2]);
+    } finally {
       await storage.close();
+    }
+  });
+
+  it("dropping a closed round's ids rebuilds the report key and support index (REINDEX CONCURRENTLY): their size falls, the key still de-duplicates", async () => {
+    const storage = await openPostgresStorage(testUrl);
+    const probe = new pg.Client({ connectionString: testUrl });
+    await probe.connect();
+    try {
+      const sizes = async () =>
+        (
+          await probe.query(
+            "SELECT pg_relation_size('calm_reports_pkey')::float8 AS key, pg_relation_size('calm_support_round')::float8 AS support",
+          )
+        ).rows[0] as { key: number; support: number };
+      const records = mixedRecords(10, 2);
+      const plan = planRound(roundBody(records, 1, 2, 100_000) as never);
+      const a = await storage.createRound(plan);
+      const b = await storage.createRound({ ...plan, id: "00000000-0000-4000-8000-0000000b0000" });
+      const report = (i: number) => acceptedReport(i, i % a.plan.m, [i % 2]);
+      const n = 20_000;
+      for (let i = 0; i < n; i += 1000)
+        await storage.storeReports(
+          a,
+          Array.from({ length: 1000 }, (_, j) => report(1_000_000 + i + j)),
+        );
+      // Support rows as earlier versions stored them (one per supported cell; now counts per
+      // (round, view, cell)): still read, and dropped with the round.
+      await probe.query("INSERT INTO calm_support SELECT $1, 0, g % 2 FROM generate_series(1, 90000) AS g", [
+        a.no,
+      ]);
+      const perView = (await storage.counts(a)).perView;
+      const support = await storage.supportCounts(a);
+      const full = await sizes();
+      expect(full.key).toBeGreaterThan(400_000); // 20,000 keys of (int, uuid): ~0.9 MB
+      const closed = await storage.closeRound(a, new Date());
+      const later = new Date(Date.parse(closed.closedAt!) + 1);
+      expect(await storage.dropClosedIds(later, later)).toEqual([a.id]);
+      const dropped = await sizes();
+      // Rebuilt over the few rows left (the group-commit test's three): a page or two each.
+      expect(dropped.key).toBeLessThan(full.key / 10);
+      expect(dropped.support).toBeLessThan(full.support / 5); // ~150 kB (B-tree deduplication of round_no) -> 2 pages
+      const invalid = await probe.query(
+        `SELECT indexrelid::regclass::text AS name FROM pg_index
+           WHERE NOT indisvalid AND indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass)`,
+      );
+      expect(invalid.rows).toEqual([]);
+      expect((await storage.counts(a)).perView).toEqual(perView);
+      expect(await storage.supportCounts(a)).toEqual(support);
+      const left = await probe.query(
+        `SELECT ((SELECT count(*) FROM calm_support_counts WHERE round_no = $1)
+           + (SELECT count(*) FROM calm_support WHERE round_no = $1))::int AS n`,
+        [a.no],
+      );
+      expect(left.rows[0].n).toBe(0);
+      // The rebuilt key still refuses a second copy of an id (round b: stored once, then a duplicate).
+      expect(await storage.storeReports(b, [report(5), report(6)])).toEqual({ stored: 2, duplicates: 0 });
+      expect(await storage.storeReports(b, [report(5)])).toEqual({ stored: 0, duplicates: 1 });
+      // Nothing more to drop: no second rebuild.
+      expect(await storage.dropClosedIds(later, later)).toEqual([]);
+    } finally {
+      await probe.end();
+      await storage.close();
+    }
+  });
+
+  it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {
+    // Both processes start at once: the schema is created once (advisory lock).
+    const [a, b] = await Promise.all([
+      processes.spawn("postgres", testUrl),
+      processes.spawn("postgres", testUrl),
+    ]);
+    const n = 100_000;
+    const { records, round, plan } = await mixedRound(a.url, n, 11);
+    // The round made through A is served by B from the shared database.
+    expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
+
+    const load = startLoad([a.url, b.url], round, plan, records, { seed: 12, keepBatches: 40 });
+    await load.finish({ duplicates: 0 });
+
+    // The same batches again, each to both processes at once: the same ids race in two
+    // transactions; all are acknowledged, none is stored again.
+    const raced = await load.resend([a.url, b.url]);
+
+    const { status, aggregator } = await load.expectCountedOnce([b.url, a.url], {
+      "q0,q1": [0, 1],
+      "q2,q5": [2, 5],
+      "q0,q2,q3,q7": [0, 2, 3, 7],
     });
-  },
-);
+    expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+    const storage = await openPostgresStorage(testUrl);
+    await expectStoredCounts(storage, round, aggregator!);
+    await storage.close();
+  });
+});

@@ -1,12 +1,11 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type RunningCollector, startCollector } from "../src/index.js";
-import { createRound, duckdbCollectors, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+import { createRound, duckdbCollectors, mixedRecords, roundBody, suiteTempDir, TOKEN } from "./support.js";
 
 const ORIGIN = "http://page.example.test";
 
@@ -109,8 +108,7 @@ describe("rate limit per client address", () => {
 });
 
 describe("rate limit behind a reverse proxy", () => {
-  const dir = tempDir();
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = suiteTempDir();
 
   const plans = async (url: string, forwardedFor: string[]) => {
     const statuses: number[] = [];

@@ -1,15 +1,21 @@
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, StorageError, startCollector } from "../src/index.js";
-import { call, createRound, expectUnavailable, mixedRecords, roundBody, TOKEN, tempDir } from "./support.js";
+import {
+  call,
+  createRound,
+  expectUnavailable,
+  mixedRecords,
+  roundBody,
+  suiteTempDir,
+  TOKEN,
+} from "./support.js";
 
 describe("storage unavailable: 503 storage-unavailable with Retry-After, then resume", () => {
-  const dir = tempDir();
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = suiteTempDir();
 
   it("refuses (never acknowledges) while the storage fails, says so in /healthz and the log, and resumes", async () => {
     const storage = await openDuckDbStorage(join(dir, "flaky.duckdb"));

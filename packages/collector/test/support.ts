@@ -9,8 +9,8 @@ import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/mar
 import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
-import { afterAll, expect } from "vitest";
-import type { CollectorStorage } from "../src/api.js";
+import { afterAll, describe, expect } from "vitest";
+import type { AcceptedReport, CollectorStorage, StoredRound } from "../src/api.js";
 import { decodeReport } from "../src/decode-report.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type SimulateUsersResult, simulateUsers } from "../src/simulate-users.js";
@@ -45,9 +45,45 @@ export function ciService(script: string, override: string): { url?: string; una
   }
 }
 
+/** A service a suite needs: its URL, or why it cannot be installed here (see {@link ciService}). */
+export interface TestService {
+  readonly url?: string;
+  readonly unavailable?: string;
+}
+
 /** The PostgreSQL server `.ci/setup-postgres` starts (or CALM_LDP_TEST_POSTGRES_URL); see {@link ciService}. */
-export function postgresServer(): { url?: string; unavailable?: string } {
+export function postgresServer(): TestService {
   return ciService("setup-postgres", "CALM_LDP_TEST_POSTGRES_URL");
+}
+
+/**
+ * The two-shard ClickHouse cluster `.ci/setup-clickhouse` starts on 127.0.0.1 (or
+ * CALM_LDP_TEST_CLICKHOUSE_URL); see {@link ciService}. Its databases: clickhouse-cluster.ts.
+ */
+export function clickhouseCluster(): TestService {
+  return ciService("setup-clickhouse", "CALM_LDP_TEST_CLICKHOUSE_URL");
+}
+
+/**
+ * The database servers of a suite that runs on every backend (PostgreSQL and the
+ * ClickHouse cluster), each warned about (see {@link warnSkipped}) when it cannot
+ * be installed here; the suite's tests on it then skip (never under CI).
+ */
+export function databaseServers(suite: string): { postgres: TestService; clickhouse: TestService } {
+  const servers = { postgres: postgresServer(), clickhouse: clickhouseCluster() };
+  warnSkipped(`${suite} on PostgreSQL: it cannot be installed here`, servers.postgres.unavailable);
+  warnSkipped(`${suite} on ClickHouse: it cannot be installed here`, servers.clickhouse.unavailable);
+  return servers;
+}
+
+/**
+ * `describe(title, body)` for a suite that needs `service`: when the service
+ * cannot be installed here (never under CI, see {@link ciService}) the suite is
+ * skipped, loudly.
+ */
+export function describeWith(service: TestService, title: string, body: () => void): void {
+  warnSkipped(`${title}: it cannot be installed here`, service.unavailable);
+  describe.skipIf(service.unavailable !== undefined)(title, body);
 }
 
 /**
@@ -79,6 +115,37 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "calm-collector-"));
 }
 
+/** A fresh temporary directory for the enclosing describe block (or file), removed after it. */
+export function suiteTempDir(): string {
+  const dir = tempDir();
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** `body(dir)` on a fresh temporary directory, removed afterwards whatever happens. */
+export async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = tempDir();
+  try {
+    return await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `body(url)` on a fresh database of the PostgreSQL server at `serverUrl` (see {@link freshPostgresDatabase}), dropped afterwards. */
+export async function withPostgresDatabase<T>(
+  serverUrl: string,
+  name: string,
+  body: (url: string) => Promise<T>,
+): Promise<T> {
+  const database = await freshPostgresDatabase(serverUrl, name);
+  try {
+    return await body(database.url);
+  } finally {
+    await database.drop();
+  }
+}
+
 /**
  * Correlated records over mixed cardinalities (a Markov chain along the
  * attributes, each copying its predecessor mod c with probability 0.6), seeded.
@@ -99,6 +166,26 @@ export function mixedRecords(n: number, seed: number, cardinalities = [2, 2, 4, 
   return createRecordStore(schema, { columns });
 }
 
+/** The i-th fixed id of the storage tests (reports and rounds): a UUID whose last group is i in hex. */
+export const fixedId = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+
+/** The accepted report `fixedId(i)` of `view` supporting `cells`, for storage tests that bypass HTTP. */
+export const acceptedReport = (i: number, view: number, cells: number[]): AcceptedReport => ({
+  id: fixedId(i),
+  view,
+  cells,
+});
+
+/** A round to hand a storage directly: `plan` under `id`, created 2026-01-01, with a placeholder request for `n` users. */
+export function roundToStore(plan: CalmPlan, id: string, n = 1000): Omit<StoredRound, "no"> {
+  return {
+    id,
+    createdAt: "2026-01-01T00:00:00Z",
+    plan,
+    request: { schema: { attributes: [] }, eps: 1, k: 2, n },
+  };
+}
+
 /** The body of `POST /v1/rounds` for a record store's schema. */
 export function roundBody(records: RecordStore, eps: number, k: number, n: number): Record<string, unknown> {
   return {
@@ -106,6 +193,28 @@ export function roundBody(records: RecordStore, eps: number, k: number, n: numbe
     eps,
     k,
     n,
+  };
+}
+
+/**
+ * Create a campaign of four binary attributes `b0..b3` (labels "0", "1"; eps 1,
+ * k 2, n 1000, plus `extra`, e.g. `roundEvery`) on the collector at `url`; checks
+ * the 201. Returns its id, first round and plan.
+ */
+export async function createBinaryCampaign(url: string, extra: Record<string, unknown> = {}) {
+  const attributes = Array.from({ length: 4 }, (_, i) => ({ name: `b${i}`, labels: ["0", "1"] }));
+  const created = await call(`${url}/v1/campaigns`, "POST", {
+    schema: { attributes },
+    eps: 1,
+    k: 2,
+    n: 1000,
+    ...extra,
+  });
+  expect(created.status).toBe(201);
+  return {
+    campaign: created.body.campaign as string,
+    round: created.body.round as string,
+    plan: readPlan(created.body.plan),
   };
 }
 
@@ -235,11 +344,10 @@ export class CollectorProcesses {
  * with the test admin token.
  */
 export function duckdbCollectors() {
-  const dir = tempDir();
+  const dir = suiteTempDir();
   const started: RunningCollector[] = [];
   afterAll(async () => {
     for (const collector of started) await collector.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   return {
     dir,

@@ -1,9 +1,9 @@
 /**
  * Finds Steiner systems S(t, k, v) with a prescribed automorphism group, by exact
  * cover (Knuth's Algorithm X with dancing links) over the t-subsets, choosing whole
- * block orbits. Prints the base blocks as TypeScript for
- * src/constructions/orbit-designs-data.ts. Run (about 2 minutes on a 2-core machine):
- *   npx tsx scripts/find-orbit-designs.ts
+ * block orbits. Prints src/constructions/orbit-designs.json (one design a line).
+ * Run (about 2 minutes on a 2-core machine):
+ *   npx tsx scripts/find-orbit-designs.ts > src/constructions/orbit-designs.json
  * Tried and not found within the node limit (so not in the data): cyclic SQS(34) and
  * SQS(38) under Z_33 and Z_37 with a fixed point; S(2,5,45) under Z_44 and S(2,6,46)
  * under Z_45 (both exhausted); S(2,6,61) under Z_61 (over 5 minutes).
@@ -178,6 +178,7 @@ function find(target: Target, group: GroupSpec): number[][] | undefined {
   return solution?.map((r) => bases[r]!).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
 }
 
+const found: string[] = [];
 for (const target of targets) {
   for (const group of target.groups) {
     const start = performance.now();
@@ -189,9 +190,8 @@ for (const target of targets) {
       continue;
     }
     process.stderr.write(`${label}: ${base.length} base blocks (${seconds} s)\n`);
-    console.log(
-      `  { v: ${target.v}, k: ${target.k}, t: ${target.t}, group: ${JSON.stringify(group).replace(/"(\w+)":/g, "$1: ")}, base: ${JSON.stringify(base)} },`,
-    );
+    found.push(`  ${JSON.stringify({ v: target.v, k: target.k, t: target.t, group, base })}`);
     break;
   }
 }
+console.log(`[\n${found.join(",\n")}\n]`);

@@ -27,30 +27,38 @@ export const DEFAULT_COVERING_SEED = 1;
 export const DEFAULT_COVERING_ITERATIONS = 200_000;
 /** Basic-operation budget of the default annealing (see {@link DEFAULT_COVERING_ITERATIONS}). */
 const DEFAULT_ANNEAL_WORK = 5e7;
-/** Largest C(v, t) the search tabulates (12 bytes per t-subset: 24 MiB). */
-const SEARCH_LIMIT = 2 ** 21;
-/** Largest C(v, t) for which the add-a-point recursion is tried. */
-const RECURSION_LIMIT = 2 ** 14;
-/** Levels of the add-a-point recursion. */
-const RECURSION_DEPTH = 2;
-/** Largest number of blocks {@link coveringDesign} will materialise. */
-const MAX_BLOCKS = 2 ** 18;
-/** Largest estimated greedy cost (basic operations) for which the greedy construction runs. */
-const GREEDY_WORK_LIMIT = 1e8;
-/** Largest estimated greedy cost for which each greedy step compares 4 candidate blocks. */
-const GREEDY_MULTI_LIMIT = 5e6;
-/** Largest estimated cost of one annealing move (basic operations) for which the annealing runs. */
-const MOVE_WORK_LIMIT = 3000;
-/** Largest design the annealing starts from (beyond, CALM has no use for the design). */
-const ANNEAL_MAX_BLOCKS = 10_000;
-/** Largest blocks x C(k, t) for which a design from the recursions is pruned of redundant blocks. */
-const PRUNE_WORK_LIMIT = 5e6;
-/** Largest design from the recursions that is pruned (beyond, CALM has no use for the design). */
-const PRUNE_MAX_BLOCKS = 20_000;
-/** In the recursions, restrict catalog designs on at most v + CHEAP_DELETIONS points. */
-const CHEAP_DELETIONS = 3;
-/** Restrict catalog designs on at most this multiple of v points. */
-const RESTRICT_FACTOR = 2;
+/**
+ * The work limits of {@link coveringDesign}: which steps run for a given (v, k, t).
+ * Past a limit the step is skipped for a cheaper construction (still a valid
+ * covering, maybe larger), so a call's time and memory stay bounded (the
+ * t-subset table at most 24 MiB).
+ */
+const SEARCH_LIMITS = {
+  /** Largest C(v, t) the search tabulates (12 bytes per t-subset: 24 MiB). */
+  searchTSubsets: 2 ** 21,
+  /** Largest C(v, t) for which the add-a-point recursion is tried. */
+  recursionTSubsets: 2 ** 14,
+  /** Levels of the add-a-point recursion. */
+  recursionDepth: 2,
+  /** Largest number of blocks {@link coveringDesign} will materialise. */
+  maxBlocks: 2 ** 18,
+  /** Largest estimated greedy cost (basic operations) for which the greedy construction runs. */
+  greedyWork: 1e8,
+  /** Largest estimated greedy cost for which each greedy step compares 4 candidate blocks. */
+  greedyMultiWork: 5e6,
+  /** Largest estimated cost of one annealing move (basic operations) for which the annealing runs. */
+  moveWork: 3000,
+  /** Largest design the annealing starts from (beyond, CALM has no use for the design). */
+  annealBlocks: 10_000,
+  /** Largest blocks x C(k, t) for which a design from the recursions is pruned of redundant blocks. */
+  pruneWork: 5e6,
+  /** Largest design from the recursions that is pruned (beyond, CALM has no use for the design). */
+  pruneBlocks: 20_000,
+  /** In the recursions, restrict catalog designs on at most v + cheapDeletions points. */
+  cheapDeletions: 3,
+  /** Restrict catalog designs on at most this multiple of v points. */
+  restrictFactor: 2,
+} as const;
 
 /** A design found for one (v, k, t): its size always, its blocks built on demand. */
 interface Found {
@@ -92,7 +100,7 @@ function exactDesign(v: number, k: number, t: number): Found | undefined {
       construction: "all t-subsets",
       optimal: true,
       blocks: () => {
-        if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
+        if (size > SEARCH_LIMITS.maxBlocks) tooLarge(v, k, t, size);
         cache ??= allSubsets(v, t);
         return cache;
       },
@@ -177,12 +185,17 @@ function constructionFor(v: number, k: number, t: number, seed: number, depth: n
   if (exact) return exact;
   const tsets = binomial(v, t);
   const greedyWork = schonheimBound(v, k, t) * growCost(v, k, t);
-  if (tsets > SEARCH_LIMIT || greedyWork > GREEDY_WORK_LIMIT) return cheapDesign(v, k, t);
+  if (tsets > SEARCH_LIMITS.searchTSubsets || greedyWork > SEARCH_LIMITS.greedyWork)
+    return cheapDesign(v, k, t);
   const key = `${v},${k},${t},${seed},${depth}`;
   const cached = constructionCache.get(key);
   if (cached) return cached;
   const state = new CoverState(v, k, t, tsets);
-  greedyComplete(state, seededRng(deriveSeed(seed, v, k, t, 1)), greedyWork <= GREEDY_MULTI_LIMIT ? 4 : 1);
+  greedyComplete(
+    state,
+    seededRng(deriveSeed(seed, v, k, t, 1)),
+    greedyWork <= SEARCH_LIMITS.greedyMultiWork ? 4 : 1,
+  );
   let best = found(state.blocks(), "greedy", false);
   const consider = (blocks: readonly (readonly number[])[], name: string) => {
     const completed = completeFrom(v, k, t, blocks, seed);
@@ -196,8 +209,9 @@ function constructionFor(v: number, k: number, t: number, seed: number, depth: n
     consider(restricted, name);
   }
   const cheap = cheapDesign(v, k, t);
-  if (cheap.size < best.size + 1 && cheap.size <= MAX_BLOCKS) consider(cheap.blocks(), cheap.construction);
-  if (depth > 0 && t >= 2 && v - 1 > k && tsets <= RECURSION_LIMIT) {
+  if (cheap.size < best.size + 1 && cheap.size <= SEARCH_LIMITS.maxBlocks)
+    consider(cheap.blocks(), cheap.construction);
+  if (depth > 0 && t >= 2 && v - 1 > k && tsets <= SEARCH_LIMITS.recursionTSubsets) {
     const base = constructionFor(v - 1, k, t, seed, depth - 1);
     const apex = constructionFor(v - 1, k - 1, t - 1, seed, depth - 1);
     if (base.size + apex.size < best.size + 1) {
@@ -212,7 +226,9 @@ function constructionFor(v: number, k: number, t: number, seed: number, depth: n
 }
 
 function catalogSources(v: number, k: number, t: number) {
-  return knownDesigns().filter((d) => d.v >= v && d.v <= RESTRICT_FACTOR * v && d.k <= k && d.t >= t);
+  return knownDesigns().filter(
+    (d) => d.v >= v && d.v <= SEARCH_LIMITS.restrictFactor * v && d.k <= k && d.t >= t,
+  );
 }
 
 const cheapCache = new Map<string, Found>();
@@ -259,7 +275,7 @@ function cheapDesign(v: number, k: number, t: number): Found {
     construction: "group construction (unions of t of ceil(v / floor(k/t)) groups)",
   };
   for (const source of catalogSources(v, k, t)) {
-    if (source.v > v + CHEAP_DELETIONS || keptCount(source, v, t) >= best.size) continue;
+    if (source.v > v + SEARCH_LIMITS.cheapDeletions || keptCount(source, v, t) >= best.size) continue;
     const build = () => normalise(restrictBlocks(source.blocks(), v, t).map((block) => pad(block, v, k)));
     const size = build().length; // rebuilt on demand: memoised states keep no blocks
     if (size < best.size) {
@@ -293,7 +309,7 @@ function cheapDesign(v: number, k: number, t: number): Found {
 
 /**
  * A non-optimal design of `size` blocks whose blocks `build` makes only when asked
- * (normalised; {@link DesignTooLargeError} above MAX_BLOCKS). O(1); the blocks cost
+ * (normalised; {@link DesignTooLargeError} above 2^18 blocks, `SEARCH_LIMITS.maxBlocks`). O(1); the blocks cost
  * what `build` costs.
  */
 function builtOnDemand(
@@ -307,7 +323,7 @@ function builtOnDemand(
     size,
     optimal: false,
     blocks: () => {
-      if (size > MAX_BLOCKS) tooLarge(v, k, t, size);
+      if (size > SEARCH_LIMITS.maxBlocks) tooLarge(v, k, t, size);
       return normalise(build());
     },
   };
@@ -342,16 +358,16 @@ function resolve(where: string, v: number, k: number, t: number, options: Coveri
   const cached = designCache.get(key);
   if (cached) return cached;
   const start = performance.now();
-  const construction = constructionFor(v, k, t, seed, RECURSION_DEPTH);
+  const construction = constructionFor(v, k, t, seed, SEARCH_LIMITS.recursionDepth);
   let result = construction;
   const bound = schonheimBound(v, k, t);
   const tsets = binomial(v, t);
   if (
     !construction.optimal &&
     construction.size > bound &&
-    tsets <= SEARCH_LIMIT &&
-    construction.size <= PRUNE_MAX_BLOCKS &&
-    construction.size * binomial(k, t) <= PRUNE_WORK_LIMIT
+    tsets <= SEARCH_LIMITS.searchTSubsets &&
+    construction.size <= SEARCH_LIMITS.pruneBlocks &&
+    construction.size * binomial(k, t) <= SEARCH_LIMITS.pruneWork
   ) {
     const state = new CoverState(v, k, t, tsets);
     for (const block of construction.blocks()) state.addBlock(block);
@@ -359,7 +375,7 @@ function resolve(where: string, v: number, k: number, t: number, options: Coveri
     const pruned = state.blockCount;
     const cost = moveCost(v, k, t, pruned);
     const moves = iterations ?? Math.min(DEFAULT_COVERING_ITERATIONS, Math.floor(DEFAULT_ANNEAL_WORK / cost));
-    const annealed = moves > 0 && pruned <= ANNEAL_MAX_BLOCKS && cost <= MOVE_WORK_LIMIT;
+    const annealed = moves > 0 && pruned <= SEARCH_LIMITS.annealBlocks && cost <= SEARCH_LIMITS.moveWork;
     const blocks = annealed
       ? anneal(state, seededRng(deriveSeed(seed, v, k, t, 3)), {
           iterations: moves,

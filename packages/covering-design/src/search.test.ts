@@ -33,13 +33,22 @@ function expectConsistent(state: CoverState): void {
   }
 }
 
+/** A CoverState for (v, k, t) completed to a covering by the greedy construction (seeded). */
+function greedyCover(v: number, k: number, t: number, seed: number): CoverState {
+  const state = new CoverState(v, k, t, binomial(v, t));
+  greedyComplete(state, seededRng(seed));
+  return state;
+}
+
 describe("CoverState bookkeeping", () => {
-  it("stays consistent under random block additions, removals and point swaps (v up to 40: two mask words)", () => {
-    for (const [v, k, t] of [
-      [9, 4, 2],
-      [10, 5, 3],
-      [36, 4, 2],
-    ] as const) {
+  // v up to 40: two mask words.
+  it.each([
+    [9, 4, 2],
+    [10, 5, 3],
+    [36, 4, 2],
+  ])(
+    "(v, k, t) = (%i, %i, %i) stays consistent under random block additions, removals and point swaps",
+    (v, k, t) => {
       const rng = seededRng(7);
       const state = new CoverState(v, k, t, binomial(v, t));
       for (let step = 0; step < 400; step++) {
@@ -63,48 +72,41 @@ describe("CoverState bookkeeping", () => {
         if (step % 50 === 0) expectConsistent(state);
       }
       expectConsistent(state);
-    }
-  });
+    },
+  );
 });
 
 describe("greedy and annealing", () => {
-  it("greedyComplete always yields a covering without redundant blocks", () => {
-    for (const [v, k, t] of [
-      [10, 4, 2],
-      [12, 5, 3],
-      [14, 6, 4],
-      [40, 6, 2],
-    ] as const) {
-      const state = new CoverState(v, k, t, binomial(v, t));
-      greedyComplete(state, seededRng(3));
-      expect(state.uncoveredCount).toBe(0);
-      expect(verify(state.blocks(), v, t)).toBe(true);
-      for (let b = 0; b < state.blockCount; b++) expect(state.uniqueCount(b)).toBeGreaterThan(0);
-    }
+  it.each([
+    [10, 4, 2],
+    [12, 5, 3],
+    [14, 6, 4],
+    [40, 6, 2],
+  ])("greedyComplete yields a covering C(%i, %i, %i) without redundant blocks", (v, k, t) => {
+    const state = greedyCover(v, k, t, 3);
+    expect(state.uncoveredCount).toBe(0);
+    expect(verify(state.blocks(), v, t)).toBe(true);
+    for (let b = 0; b < state.blockCount; b++) expect(state.uniqueCount(b)).toBeGreaterThan(0);
   });
 
-  it("anneal returns a covering no larger than its start, and reaches the optimum of small cases", () => {
-    for (const [v, k, t] of [
-      [10, 4, 3],
-      [12, 6, 5],
-      [11, 5, 4],
-      [14, 3, 2],
-    ] as const) {
-      const state = new CoverState(v, k, t, binomial(v, t));
-      greedyComplete(state, seededRng(5));
-      const start = state.blockCount;
-      const bound = schonheimBound(v, k, t);
-      const blocks = anneal(state, seededRng(6), { iterations: 400_000, target: bound });
-      expect(blocks.length).toBeLessThanOrEqual(start);
-      expect(verify(blocks, v, t)).toBe(true);
-      // SQS(10), S(5,6,12), S(4,5,11) and C(14,3,2) = 33 are found from a greedy start in well under the budget.
-      expect(blocks.length, `C(${v},${k},${t})`).toBe(bound);
-    }
+  // SQS(10), S(5,6,12), S(4,5,11) and C(14,3,2) = 33 are found from a greedy start in well under the budget.
+  it.each([
+    [10, 4, 3],
+    [12, 6, 5],
+    [11, 5, 4],
+    [14, 3, 2],
+  ])("anneal returns a covering C(%i, %i, %i) no larger than its start, of the optimal size", (v, k, t) => {
+    const state = greedyCover(v, k, t, 5);
+    const start = state.blockCount;
+    const bound = schonheimBound(v, k, t);
+    const blocks = anneal(state, seededRng(6), { iterations: 400_000, target: bound });
+    expect(blocks.length).toBeLessThanOrEqual(start);
+    expect(verify(blocks, v, t)).toBe(true);
+    expect(blocks.length).toBe(bound);
   });
 
   it("anneal stops at the deadline", () => {
-    const state = new CoverState(24, 6, 4, binomial(24, 4));
-    greedyComplete(state, seededRng(1));
+    const state = greedyCover(24, 6, 4, 1);
     const start = performance.now();
     const blocks = anneal(state, seededRng(2), { iterations: 1e9, target: 1, deadline: start + 50 });
     // 1e9 moves would take many minutes: stopping at all shows the deadline is honoured

@@ -33,15 +33,8 @@ describe("countUncovered and verify", () => {
   });
 
   it("detects a single missing t-subset", () => {
-    const fano = [
-      [0, 1, 2],
-      [0, 3, 4],
-      [0, 5, 6],
-      [1, 3, 5],
-      [1, 4, 6],
-      [2, 3, 6],
-      [2, 4, 5],
-    ];
+    // The Fano plane S(2, 3, 7): the translates of the difference set {0, 1, 3} mod 7.
+    const fano = Array.from({ length: 7 }, (_, i) => [i, (i + 1) % 7, (i + 3) % 7].sort((a, b) => a - b));
     expect(verify(fano, 7, 2)).toBe(true);
     expect(countUncovered(fano.slice(1), 7, 2)).toBe(3);
     expect(verify(fano, 7, 3)).toBe(false);

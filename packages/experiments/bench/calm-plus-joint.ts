@@ -9,20 +9,12 @@
  *     [--c 3] [--caps 50,200,1000,4000] [--targets shrunk,raw] [--seed 1] [--rep 0]
  */
 import { type CalmSynopsis, estimateCalmPlus, planCalm, simulateCalm } from "@calm-ldp/calm-core";
-import { parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
-import { loadDataset } from "@calm-ldp/datasets/node";
-import { contingencyTable, randomQueries, sse } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
+import { sse } from "@calm-ldp/marginal-algebra";
+import { seededRng } from "@calm-ldp/random";
+import { argument, benchPopulation, repetitionSample, reportsSeed } from "./support.js";
 
-function argument(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-}
-const root = argument("root", "/work/shared/datasets");
-const dataName = argument("data", "nltcs");
-const d = Number(argument("d", "16"));
+const { population, d, label } = await benchPopulation({ data: "nltcs", d: 16 });
 const k = Number(argument("k", "3"));
-const cArg = argument("c", "");
 const n = Number(argument("n", String(2 ** 16)));
 const epsList = argument("eps", "0.2,0.5").split(",").map(Number);
 const caps = argument("caps", "50,200,1000,4000").split(",").map(Number);
@@ -30,29 +22,12 @@ const caps = argument("caps", "50,200,1000,4000").split(",").map(Number);
 const targetsList = argument("targets", "shrunk,raw").split(",");
 const seed = Number(argument("seed", "1"));
 const rep = Number(argument("rep", "0"));
-const specs: Record<string, string> = {
-  adult: `adult:${root}/adult`,
-  nltcs: `nltcs:${root}/nltcs/nltcs.csv`,
-  msnbc: `msnbc:${root}/msnbc/msnbc990928.seq.gz`,
-};
-const population = await loadDataset(parseDataSpec(specs[dataName] ?? dataName), {
-  d,
-  ...(cArg ? { c: Number(cArg) } : {}),
-});
 // Same sampling, queries and reports as bench/calm-plus.ts for (seed, rep).
-const store = sampleUsers(population, n, seededRng(deriveSeed(repetitionSeed(seed, rep), 1))).store;
-const qs = randomQueries(seededRng(deriveSeed(repetitionSeed(seed, rep), 2)), d, k, 50);
-const truths = qs.map((q) => contingencyTable(store, q).cells);
-console.log(
-  `joint vs pooled: ${dataName} d=${d} k=${k}${cArg ? ` c=${cArg}` : ""} n=${n} seed ${seed} rep ${rep}`,
-);
+const { store, qs, truths } = repetitionSample(population, { n, d, k, queries: 50, seed, rep });
+console.log(`joint vs pooled: ${label} k=${k} n=${n} seed ${seed} rep ${rep}`);
 for (const eps of epsList) {
   const plan = planCalm({ schema: store.schema, n, eps, k });
-  const aggregator = simulateCalm(
-    plan,
-    store,
-    seededRng(deriveSeed(repetitionSeed(seed, rep), 3, Math.round(eps * 1000))),
-  );
+  const aggregator = simulateCalm(plan, store, seededRng(reportsSeed(seed, rep, eps)));
   const score = (s: CalmSynopsis) =>
     qs.reduce((a, q, i) => a + sse(s.query(q).cells, truths[i]!), 0) / qs.length;
   let started = performance.now();

@@ -16,21 +16,13 @@ import {
   planCalm,
   simulateCalm,
 } from "@calm-ldp/calm-core";
-import { parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
-import { loadDataset } from "@calm-ldp/datasets/node";
-import { contingencyTable, randomQueries, sse } from "@calm-ldp/marginal-algebra";
-import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
+import { contingencyTable, sse } from "@calm-ldp/marginal-algebra";
+import { seededRng } from "@calm-ldp/random";
 import { maxEntropy } from "@calm-ldp/reconstruction";
+import { argument, benchPopulation, repetitionSample, reportsSeed } from "./support.js";
 
-function argument(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-}
-const root = argument("root", "/work/shared/datasets");
-const dataName = argument("data", "adult");
-const d = Number(argument("d", "15"));
+const { population, d, label } = await benchPopulation({ data: "adult", d: 15 });
 const k = Number(argument("k", "3"));
-const cArg = argument("c", "");
 const n = Number(argument("n", String(2 ** 16)));
 const epsList = argument("eps", "0.2,0.5,1,2").split(",").map(Number);
 const reps = Number(argument("reps", "5"));
@@ -57,15 +49,8 @@ const variantOptions = (variant: string) => {
   };
 };
 
-const specs: Record<string, string> = {
-  adult: `adult:${root}/adult`,
-  nltcs: `nltcs:${root}/nltcs/nltcs.csv`,
-  msnbc: `msnbc:${root}/msnbc/msnbc990928.seq.gz`,
-};
-const spec = specs[dataName] ?? dataName;
-const population = await loadDataset(parseDataSpec(spec), { d, ...(cArg ? { c: Number(cArg) } : {}) });
 console.log(
-  `calm vs calm-plus, same reports: ${dataName} d=${d} k=${k}${cArg ? ` c=${cArg}` : ""} n=${n}, ${reps} reps, ${queries} queries, seed ${seed}`,
+  `calm vs calm-plus, same reports: ${label} k=${k} n=${n}, ${reps} reps, ${queries} queries, seed ${seed}`,
 );
 const names = ["calm", ...variants.map((v) => `plus-${v}`), "uni", "exact-views"];
 console.log(`eps   ${names.map((x) => x.padStart(13)).join("")}   ratios calm/x (mean, min..max over reps)`);
@@ -77,15 +62,9 @@ for (const eps of epsList) {
   const unconverged = variants.map(() => 0);
   const fallbacks = variants.map(() => 0);
   for (let rep = 0; rep < reps; rep++) {
-    const store = sampleUsers(population, n, seededRng(deriveSeed(repetitionSeed(seed, rep), 1))).store;
-    const qs = randomQueries(seededRng(deriveSeed(repetitionSeed(seed, rep), 2)), d, k, queries);
-    const truths = qs.map((q) => contingencyTable(store, q).cells);
+    const { store, qs, truths } = repetitionSample(population, { n, d, k, queries, seed, rep });
     const plan = planCalm({ schema: store.schema, n, eps, k });
-    const aggregator = simulateCalm(
-      plan,
-      store,
-      seededRng(deriveSeed(repetitionSeed(seed, rep), 3, Math.round(eps * 1000))),
-    );
+    const aggregator = simulateCalm(plan, store, seededRng(reportsSeed(seed, rep, eps)));
     const score = (query: (q: number[]) => { cells: Float64Array }) =>
       qs.reduce((acc, q, i) => acc + sse(query(q).cells, truths[i]!), 0) / qs.length;
     const base = score(estimateCalm(plan, aggregator).query);

@@ -17,11 +17,8 @@ import { generateBayesNet } from "@calm-ldp/datasets";
 import { loadAdult } from "@calm-ldp/datasets/node";
 import { seededRng } from "@calm-ldp/random";
 import { calmIntervalCoverage } from "../src/interval-coverage.js";
+import { argument } from "./support.js";
 
-function argument(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-}
 const reps = Number(argument("reps", "200"));
 const queries = Number(argument("queries", "10"));
 const epsList = argument("eps", "0.2,1,2").split(",").map(Number);

@@ -3,9 +3,8 @@ import {
   allQueries,
   contingencyTable,
   type MarginalTable,
+  meanAnswerErrors,
   randomQueries,
-  sse,
-  tvd,
 } from "@calm-ldp/marginal-algebra";
 import { deriveSeed, repetitionSeed, seededRng } from "@calm-ldp/random";
 import type { ExperimentConfig, MethodFactory, MethodRun } from "./api.js";
@@ -67,13 +66,7 @@ export function runRepetition(
         const plan = method.plan({ schema: store.schema, n: store.size, eps, k: config.k });
         const aggregator = runPopulation(method, plan, store, rng, path);
         const synopsis = method.estimate(plan, aggregator);
-        let sseSum = 0;
-        let tvdSum = 0;
-        queries.forEach((query, i) => {
-          const answer = synopsis.query(query).cells;
-          sseSum += sse(answer, truths[i]!.cells);
-          tvdSum += tvd(answer, truths[i]!.cells);
-        });
+        const errors = meanAnswerErrors(synopsis, queries, truths);
         const details = planDetails(plan as unknown as Record<string, unknown>);
         const seconds = (now() - start) / 1000;
         const intervals =
@@ -84,8 +77,8 @@ export function runRepetition(
           method: id,
           eps,
           rep,
-          sse: sseSum / queries.length,
-          tvd: tvdSum / queries.length,
+          sse: errors.sse,
+          tvd: errors.tvd,
           seconds,
           ...(details ? { details } : {}),
           ...(intervals ?? {}),

@@ -11,7 +11,7 @@ export { cellCount, cellIndex, cellValues, MAX_CELLS, recordCellIndex } from "./
 export { makeConsistent, maxInconsistency } from "./consistency.js";
 export { contingencyTable } from "./contingency.js";
 export { InvalidInputError } from "./errors.js";
-export { l1, maxAbsError, sse, tvd } from "./metrics.js";
+export { l1, maxAbsError, meanAnswerErrors, sse, tvd } from "./metrics.js";
 export { DEFAULT_NON_NEGATIVITY, makeNonNegative } from "./non-negativity.js";
 export { normCut } from "./norm-cut.js";
 export { normSub, normSubCells } from "./norm-sub.js";

@@ -1,4 +1,4 @@
-import type { MarginalTable } from "./api.js";
+import type { MarginalSynopsis, MarginalTable } from "./api.js";
 import { fail } from "./errors.js";
 
 type Cells = MarginalTable | ArrayLike<number>;
@@ -54,6 +54,26 @@ export function tvd(estimate: Cells, truth: Cells): number {
   let sum = 0;
   for (let u = 0; u < a.length; u++) sum += Math.abs(a[u]! - b[u]!);
   return 0.5 * sum;
+}
+
+/**
+ * Mean SSE and mean TVD of a synopsis' answers over `queries` against the true
+ * marginals `truths` (same order, fractions): the two papers' accuracy figures
+ * for one run. NaN for no query. O(the queries' cost + their cells).
+ */
+export function meanAnswerErrors(
+  synopsis: MarginalSynopsis,
+  queries: readonly (readonly number[])[],
+  truths: readonly MarginalTable[],
+): { sse: number; tvd: number } {
+  let sseSum = 0;
+  let tvdSum = 0;
+  queries.forEach((query, i) => {
+    const answer = synopsis.query(query).cells;
+    sseSum += sse(answer, truths[i]!.cells);
+    tvdSum += tvd(answer, truths[i]!.cells);
+  });
+  return { sse: sseSum / queries.length, tvd: tvdSum / queries.length };
 }
 
 /** Largest absolute cell error `max_cells |T - M|` (0 for empty tables). O(cells). */

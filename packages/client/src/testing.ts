@@ -2,12 +2,13 @@ import { type CalmPlan, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";
 
 /**
- * Plans covering every wire kind: binary views with GRR (small views) and OUE
- * (l = 5 at eps = 1 gives 32 cells > 3e + 2), a forced-SUE plan, and views
- * whose cell count is not a multiple of 8 (ternary attributes).
- * @internal test support (wire.test.ts)
+ * Plans covering every wire kind a client sends, for testing an encoder or a
+ * collector's decoder (`@calm-ldp/client/testing`): binary views with GRR (small
+ * views) and OUE (l = 5 at eps = 1 gives 32 cells > 3e + 2), a forced-SUE plan,
+ * and views whose cell count is not a multiple of 8 (ternary attributes, OUE
+ * padding bits). Keys: `grr`, `oue`, `sue`, `ternary`. Planning cost only.
  */
-export function testPlans(): Record<string, CalmPlan> {
+export function wireKindPlans(): Record<string, CalmPlan> {
   const binary = createSchema(Array.from({ length: 6 }, (_, i) => ({ name: `b${i}`, cardinality: 2 })));
   const ternary = createSchema(Array.from({ length: 5 }, (_, i) => ({ name: `t${i}`, cardinality: 3 })));
   return {
