@@ -1,6 +1,6 @@
 import type { AdultOptions, LoadedDataset } from "./api.js";
 import { CodeBuffer } from "./column-builder.js";
-import { fail, MalformedDataError } from "./errors.js";
+import { checkRowWidth, fail, MalformedDataError } from "./errors.js";
 import { finishDataset, type RawAttribute } from "./finish-dataset.js";
 import { forEachLine } from "./line-splitter.js";
 import { numericCategories } from "./numeric-categories.js";
@@ -198,15 +198,7 @@ export function createAdultParser(where = "parseAdult"): AdultParser {
           return;
         }
       }
-      if (fields.length !== COLUMNS.length) {
-        throw new MalformedDataError(
-          where,
-          file,
-          lineNumber,
-          "",
-          `expected ${COLUMNS.length} comma-separated fields, got ${fields.length}`,
-        );
-      }
+      checkRowWidth(where, file, lineNumber, COLUMNS.length, fields.length, "comma-separated fields");
       rowsRead++;
       let hasMissing = false;
       for (let j = 0; j < COLUMNS.length; j++) {

@@ -1,6 +1,6 @@
 import type { BinaryMatrixOptions, LoadedDataset } from "./api.js";
 import { CodeBuffer } from "./column-builder.js";
-import { fail, MalformedDataError } from "./errors.js";
+import { checkRowWidth, fail, MalformedDataError } from "./errors.js";
 import { finishDataset, type RawAttribute } from "./finish-dataset.js";
 import { forEachLine } from "./line-splitter.js";
 
@@ -44,15 +44,7 @@ export function createBinaryMatrixParser(where = "parseBinaryMatrix"): LineParse
         width = fields.length;
         columns = fields.map(() => new CodeBuffer(1 << 14));
       }
-      if (fields.length !== width) {
-        throw new MalformedDataError(
-          where,
-          file,
-          lineNumber,
-          "",
-          `expected ${width} values, got ${fields.length}`,
-        );
-      }
+      checkRowWidth(where, file, lineNumber, width, fields.length, "values");
       for (let j = 0; j < width; j++) {
         const field = fields[j]!;
         if (field !== "0" && field !== "1") {

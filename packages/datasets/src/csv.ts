@@ -2,7 +2,7 @@ import type { Column } from "@calm-ldp/marginal-algebra";
 import type { AttributeKind, CsvOptions, LoadedDataset } from "./api.js";
 import { CodeBuffer } from "./column-builder.js";
 import { splitCsvLine } from "./csv-fields.js";
-import { fail, MalformedDataError } from "./errors.js";
+import { checkRowWidth, fail, MalformedDataError } from "./errors.js";
 import { finishDataset, type RawAttribute } from "./finish-dataset.js";
 import { forEachLine } from "./line-splitter.js";
 import { numericCategories } from "./numeric-categories.js";
@@ -67,14 +67,7 @@ export function createCsvParser(where = "parseCsv", options: CsvOptions = {}): C
         rowCodes = new Float64Array(readers.length);
         if (header) return;
       }
-      if (fields.length !== width)
-        throw new MalformedDataError(
-          where,
-          file,
-          lineNumber,
-          "",
-          `expected ${width} fields, got ${fields.length}`,
-        );
+      checkRowWidth(where, file, lineNumber, width, fields.length, "fields");
       rowsRead++;
       let hasMissing = false;
       for (let a = 0; a < readers.length; a++) {

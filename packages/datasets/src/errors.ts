@@ -27,6 +27,22 @@ export class MalformedDataError extends CalmLdpError {
   }
 }
 
+/**
+ * @internal A row of a fixed-width file must have `width` fields (`what` names them, e.g. "values"):
+ * otherwise a {@link MalformedDataError} at its line, `expected 3 values, got 2`. O(1).
+ */
+export function checkRowWidth(
+  where: string,
+  file: string,
+  lineNumber: number,
+  width: number,
+  fields: number,
+  what: string,
+): void {
+  if (fields !== width)
+    throw new MalformedDataError(where, file, lineNumber, "", `expected ${width} ${what}, got ${fields}`);
+}
+
 /** A `--data` spec that cannot be parsed, or names an unknown kind or parameter: an {@link InvalidParameterError}. */
 export class DataSpecError extends InvalidParameterError {
   override readonly name: string = "DataSpecError";

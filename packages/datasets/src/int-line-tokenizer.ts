@@ -18,13 +18,8 @@ export interface IntLineTokenizer {
   end(): number;
 }
 
-const LF = 10;
-const CR = 13;
-const SPACE = 32;
-const TAB = 9;
-const MINUS = 45;
-const ZERO = 48;
-const NINE = 57;
+/** The bytes the tokenizer tells apart (their ASCII codes). */
+const BYTE = { TAB: 9, LF: 10, CR: 13, SPACE: 32, MINUS: 45, ZERO: 48, NINE: 57 } as const;
 const MAX_VALUE = 2 ** 53;
 
 const MODE_START = 0;
@@ -73,7 +68,7 @@ export function createIntLineTokenizer(
   const finishLine = () => {
     if (mode === MODE_TEXT) {
       let length = textLength;
-      if (length > 0 && textBytes[length - 1] === CR) length--;
+      if (length > 0 && textBytes[length - 1] === BYTE.CR) length--;
       handlers.text(decoder.decode(textBytes.subarray(0, length)), lineNumber);
       textLength = 0;
     } else {
@@ -103,7 +98,7 @@ export function createIntLineTokenizer(
       }
       for (const length = bytes.length; i < length; i++) {
         const byte = bytes[i]!;
-        if (byte === LF) {
+        if (byte === BYTE.LF) {
           finishLine();
           continue;
         }
@@ -111,15 +106,15 @@ export function createIntLineTokenizer(
           pushText(byte);
           continue;
         }
-        if (byte >= ZERO && byte <= NINE) {
+        if (byte >= BYTE.ZERO && byte <= BYTE.NINE) {
           mode = MODE_NUMBERS;
-          value = value * 10 + (byte - ZERO);
+          value = value * 10 + (byte - BYTE.ZERO);
           inNumber = true;
           if (value > MAX_VALUE) malformed("integer too large (above 2^53)");
-        } else if (byte === SPACE || byte === TAB || byte === CR) {
+        } else if (byte === BYTE.SPACE || byte === BYTE.TAB || byte === BYTE.CR) {
           if (inNumber) finishNumber();
           else if (negative) malformed('"-" without digits');
-        } else if (byte === MINUS && !inNumber && !negative) {
+        } else if (byte === BYTE.MINUS && !inNumber && !negative) {
           mode = MODE_NUMBERS;
           negative = true;
         } else if (mode === MODE_START) {

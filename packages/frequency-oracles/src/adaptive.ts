@@ -2,7 +2,7 @@ import type { FrequencyOracle, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { fail } from "./errors.js";
 import { grrCore } from "./grr.js";
-import { checkDomain, checkEps } from "./params.js";
+import { checkOracleOptions } from "./params.js";
 import { unaryCore } from "./unary.js";
 
 /**
@@ -22,17 +22,13 @@ export function adaptiveMechanism(eps: number, domain: number): "grr" | "oue" {
  * chosen mechanism.
  */
 export function createAdaptive(options: OracleOptions): FrequencyOracle<number | Uint32Array> {
-  if (options == null || typeof options !== "object")
-    fail("createAdaptive", "options must be an object { eps, domain }", options);
-  const eps = checkEps("createAdaptive", options.eps);
-  const domain = checkDomain("createAdaptive", options.domain);
+  const { eps, domain } = checkOracleOptions("createAdaptive", options);
   if (adaptiveMechanism(eps, domain) === "grr") {
     return defineOracle(grrCore("adaptive", "grr", "createAdaptive", { eps, domain })) as FrequencyOracle<
       number | Uint32Array
     >;
   }
   if (domain > 2 ** 24) fail("createAdaptive", "domain must be <= 2^24 when OUE is chosen", domain);
-  return defineOracle(
-    unaryCore("adaptive", "oue", eps, domain, 0.5, 1 / (Math.exp(eps) + 1)),
-  ) as FrequencyOracle<number | Uint32Array>;
+  const oue = { id: "adaptive", mechanism: "oue", eps, domain, p: 0.5, q: 1 / (Math.exp(eps) + 1) };
+  return defineOracle(unaryCore(oue)) as FrequencyOracle<number | Uint32Array>;
 }

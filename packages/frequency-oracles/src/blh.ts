@@ -1,8 +1,7 @@
 import type { FrequencyOracle, LocalHashReport, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail } from "./errors.js";
 import { localHashCore } from "./local-hash.js";
-import { checkDomain, checkEps } from "./params.js";
+import { checkOracleOptions } from "./params.js";
 
 /**
  * Binary local hashing (BLH; Bassily and Smith 2015, as analysed by Wang et al.
@@ -11,9 +10,6 @@ import { checkDomain, checkEps } from "./params.js";
  * `(e^eps + 1)^2 / (n (e^eps - 1)^2)`. Client O(1), server O(D) per report.
  */
 export function createBlh(options: OracleOptions): FrequencyOracle<LocalHashReport> {
-  if (options == null || typeof options !== "object")
-    fail("createBlh", "options must be an object { eps, domain }", options);
-  const eps = checkEps("createBlh", options.eps);
-  const domain = checkDomain("createBlh", options.domain);
+  const { eps, domain } = checkOracleOptions("createBlh", options);
   return defineOracle(localHashCore("blh", eps, domain, 2));
 }

@@ -68,4 +68,24 @@ describe("exactWorstLogRatio", () => {
     const oue = createOracle("oue", { eps: 1, domain: 2000 });
     expect(() => exactWorstLogRatio(oue, { maxWork: 1e6 })).toThrow(InvalidParameterError);
   });
+
+  it("rejects a law entry outside [0, 1], naming the output or bit and the input", () => {
+    const grr = createOracle("grr", { eps: 1, domain: 3 });
+    const categorical: PrivacyLaw = {
+      kind: "categorical",
+      outputs: 3,
+      probabilities: (v, out) => out.fill(0.5).fill(v === 2 ? -0.1 : 0, 1, 2),
+    };
+    expect(() => exactWorstLogRatio({ ...grr, privacyLaw: () => categorical })).toThrow(
+      /exactWorstLogRatio: Pr\[output 1 \| input 2\] must be in \[0, 1\] \(got -0\.1\)/,
+    );
+    const bits: PrivacyLaw = {
+      kind: "independent-bits",
+      bits: 3,
+      probabilities: (v, out) => out.fill(0.5).fill(v === 1 ? 1.5 : 0.5, 2),
+    };
+    expect(() => exactWorstLogRatio({ ...grr, privacyLaw: () => bits })).toThrow(
+      /exactWorstLogRatio: Pr\[bit 2 = 1 \| input 1\] must be in \[0, 1\] \(got 1\.5\)/,
+    );
+  });
 });

@@ -75,26 +75,43 @@ function checkSum(value: number, sum: number): void {
   }
 }
 
-function categoricalWorst(
-  domain: number,
-  outputs: number,
-  probabilities: (v: number, out: Float64Array) => Float64Array,
+/**
+ * Every entry of `row`, the law of input `input` (length entries), must be a probability in [0, 1]
+ * (`event(i)` names entry i in the error). Returns the row's sum. O(length).
+ */
+function checkRow(
+  row: Float64Array,
+  length: number,
+  input: number,
+  event: (index: number) => string,
 ): number {
+  let sum = 0;
+  for (let i = 0; i < length; i++) {
+    const probability = row[i]!;
+    if (!(probability >= 0 && probability <= 1))
+      fail("exactWorstLogRatio", `Pr[${event(i)} | input ${input}] must be in [0, 1]`, probability);
+    sum += probability;
+  }
+  return sum;
+}
+
+/** A law's row: the output probabilities of input v, written into and returned as `out`. */
+type LawRow = (v: number, out: Float64Array) => Float64Array;
+
+function categoricalWorst(domain: number, outputs: number, probabilities: LawRow): number {
   const highest = new Float64Array(outputs);
   const lowest = new Float64Array(outputs).fill(Number.POSITIVE_INFINITY);
   const row = new Float64Array(outputs);
   for (let v = 0; v < domain; v++) {
-    probabilities(v, row);
-    let sum = 0;
+    checkSum(
+      v,
+      checkRow(probabilities(v, row), outputs, v, (y) => `output ${y}`),
+    );
     for (let y = 0; y < outputs; y++) {
       const probability = row[y]!;
-      if (!(probability >= 0 && probability <= 1))
-        fail("exactWorstLogRatio", `Pr[output ${y} | input ${v}] must be in [0, 1]`, probability);
-      sum += probability;
       if (probability > highest[y]!) highest[y] = probability;
       if (probability < lowest[y]!) lowest[y] = probability;
     }
-    checkSum(v, sum);
   }
   let worst = 0;
   for (let y = 0; y < outputs; y++) {
@@ -105,20 +122,12 @@ function categoricalWorst(
   return worst;
 }
 
-function independentBitsWorst(
-  domain: number,
-  bits: number,
-  probabilities: (v: number, out: Float64Array) => Float64Array,
-): number {
+function independentBitsWorst(domain: number, bits: number, probabilities: LawRow): number {
   const first = new Float64Array(bits);
   const second = new Float64Array(bits);
   let worst = 0;
   for (let a = 0; a < domain; a++) {
-    probabilities(a, first);
-    for (let j = 0; j < bits; j++) {
-      if (!(first[j]! >= 0 && first[j]! <= 1))
-        fail("exactWorstLogRatio", `Pr[bit ${j} = 1 | input ${a}] must be in [0, 1]`, first[j]);
-    }
+    checkRow(probabilities(a, first), bits, a, (j) => `bit ${j} = 1`);
     for (let b = 0; b < domain; b++) {
       if (a === b) continue;
       probabilities(b, second);

@@ -2,9 +2,8 @@ import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { DeviceOracle, FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { defineDeviceOracle } from "./device-oracle.js";
-import { fail } from "./errors.js";
 import { peakedLaw } from "./exact-privacy.js";
-import { checkDomain, checkEps } from "./params.js";
+import { checkOracleOptions } from "./params.js";
 import { boundedFromWord, rejectionCount, WordBuffer } from "./words.js";
 
 /**
@@ -75,10 +74,7 @@ function grrDeviceCore(
   where: string,
   options: OracleOptions,
 ): OracleCore<number> {
-  if (options == null || typeof options !== "object")
-    fail(where, "options must be an object { eps, domain }", options);
-  const eps = checkEps(where, options.eps);
-  const domain = checkDomain(where, options.domain);
+  const { eps, domain } = checkOracleOptions(where, options);
   const expEps = Math.exp(eps);
   const p = expEps / (expEps + domain - 1);
   const q = 1 / (expEps + domain - 1);

@@ -2,8 +2,7 @@ import { fwht, parity32 } from "@calm-ldp/hadamard";
 import { binomial, createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail } from "./errors.js";
-import { checkDomain, checkEps } from "./params.js";
+import { checkOracleOptions } from "./params.js";
 import { simulateSupportPerCell } from "./simulate.js";
 import { WordBuffer } from "./words.js";
 
@@ -28,10 +27,7 @@ const JOINT_SIMULATION_MAX_WORK = 2 ** 22;
  * Walsh-Hadamard transform, `C(x) = (N + W[x + 1]) / 2`, O(K log K).
  */
 export function createHr(options: OracleOptions): FrequencyOracle<number> {
-  if (options == null || typeof options !== "object")
-    fail("createHr", "options must be an object { eps, domain }", options);
-  const eps = checkEps("createHr", options.eps);
-  const domain = checkDomain("createHr", options.domain, 2, MAX_HR_DOMAIN);
+  const { eps, domain } = checkOracleOptions("createHr", options, MAX_HR_DOMAIN);
   const outputs = 2 ** Math.ceil(Math.log2(domain + 1));
   const mask = outputs - 1;
   const expEps = Math.exp(eps);

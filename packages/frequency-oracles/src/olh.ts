@@ -1,8 +1,7 @@
 import type { FrequencyOracle, LocalHashOptions, LocalHashReport } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail } from "./errors.js";
 import { localHashCore } from "./local-hash.js";
-import { checkDomain, checkEps, checkInteger } from "./params.js";
+import { checkInteger, checkOracleOptions } from "./params.js";
 
 /** Largest hash range: keeps `word * g` exact in a double (hash.ts). */
 export const MAX_HASH_RANGE = 2 ** 20;
@@ -14,10 +13,7 @@ export const MAX_HASH_RANGE = 2 ** 20;
  * `4 e^eps / (n (e^eps - 1)^2)`. Client O(1) per user; server O(D) per report.
  */
 export function createOlh(options: LocalHashOptions): FrequencyOracle<LocalHashReport> {
-  if (options == null || typeof options !== "object")
-    fail("createOlh", "options must be an object { eps, domain }", options);
-  const eps = checkEps("createOlh", options.eps);
-  const domain = checkDomain("createOlh", options.domain);
+  const { eps, domain } = checkOracleOptions("createOlh", options);
   const g =
     options.g === undefined
       ? Math.min(MAX_HASH_RANGE, Math.round(Math.exp(eps)) + 1)

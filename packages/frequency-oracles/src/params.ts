@@ -21,6 +21,20 @@ export function checkDomain(where: string, domain: unknown, min = 2, max = MAX_D
   return domain;
 }
 
+/**
+ * @internal Validate an oracle's options object `{ eps, domain }`: eps by {@link checkEps},
+ * domain an integer in [2, maxDomain]. Returns both. O(1).
+ */
+export function checkOracleOptions(
+  where: string,
+  options: { readonly eps?: unknown; readonly domain?: unknown } | null | undefined,
+  maxDomain = MAX_DOMAIN,
+): { eps: number; domain: number } {
+  if (options == null || typeof options !== "object")
+    fail(where, "options must be an object { eps, domain }", options);
+  return { eps: checkEps(where, options.eps), domain: checkDomain(where, options.domain, 2, maxDomain) };
+}
+
 /** @internal Validate an integer option in [min, max]. */
 export function checkInteger(where: string, name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {

@@ -1,8 +1,8 @@
 import { createBernoulli, type Rng } from "@calm-ldp/random";
 import type { FrequencyOracle, SubsetSelectionOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
-import { fail, malformed } from "./errors.js";
-import { checkDomain, checkEps, checkInteger } from "./params.js";
+import { malformed } from "./errors.js";
+import { checkInteger, checkOracleOptions } from "./params.js";
 import { accumulateBitsets } from "./unary.js";
 import { boundedFromWord, popcount32, rejectionCount, WordBuffer } from "./words.js";
 
@@ -60,10 +60,7 @@ export function defaultSubsetSize(eps: number, domain: number): number {
  * correlated: every report has exactly k bits).
  */
 export function createSs(options: SubsetSelectionOptions): FrequencyOracle<Uint32Array> {
-  if (options == null || typeof options !== "object")
-    fail("createSs", "options must be an object { eps, domain }", options);
-  const eps = checkEps("createSs", options.eps);
-  const domain = checkDomain("createSs", options.domain, 2, MAX_SS_DOMAIN);
+  const { eps, domain } = checkOracleOptions("createSs", options, MAX_SS_DOMAIN);
   const k =
     options.k === undefined
       ? defaultSubsetSize(eps, domain)

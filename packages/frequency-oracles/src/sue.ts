@@ -1,9 +1,7 @@
 import type { DeviceOracle, FrequencyOracle, OracleOptions } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { defineDeviceOracle } from "./device-oracle.js";
-import { fail } from "./errors.js";
-import { checkDomain, checkEps } from "./params.js";
-import { unaryCore, unaryDeviceCore } from "./unary.js";
+import { type UnaryParameters, unaryCore, unaryDeviceCore, unaryParameters } from "./unary.js";
 
 /**
  * Symmetric unary encoding (SUE; basic one-time RAPPOR, "PRR"), ../../../docs/algorithms.md#frequency-oracles:
@@ -13,8 +11,7 @@ import { unaryCore, unaryDeviceCore } from "./unary.js";
  * server O(set bits) per report.
  */
 export function createSue(options: OracleOptions): FrequencyOracle<Uint32Array> {
-  const [eps, domain, p, q] = sueParameters(options);
-  return defineOracle(unaryCore("sue", "sue", eps, domain, p, q));
+  return defineOracle(unaryCore(sueParameters(options)));
 }
 
 /**
@@ -22,16 +19,13 @@ export function createSue(options: OracleOptions): FrequencyOracle<Uint32Array> 
  * parameters, fingerprint and draws, without the server paths. O(1) to build.
  */
 export function createSueDevice(options: OracleOptions): DeviceOracle<Uint32Array> {
-  const [eps, domain, p, q] = sueParameters(options);
-  return defineDeviceOracle(unaryDeviceCore("sue", "sue", eps, domain, p, q));
+  return defineDeviceOracle(unaryDeviceCore(sueParameters(options)));
 }
 
 /** Checked (eps, D) and SUE's p = e^(eps/2) / (e^(eps/2) + 1), q = 1 - p. */
-function sueParameters(options: OracleOptions): [number, number, number, number] {
-  if (options == null || typeof options !== "object")
-    fail("createSue", "options must be an object { eps, domain }", options);
-  const eps = checkEps("createSue", options.eps);
-  const domain = checkDomain("createSue", options.domain, 2, 2 ** 24);
-  const half = Math.exp(eps / 2);
-  return [eps, domain, half / (half + 1), 1 / (half + 1)];
+function sueParameters(options: OracleOptions): UnaryParameters {
+  return unaryParameters("sue", "createSue", options, (eps) => {
+    const half = Math.exp(eps / 2);
+    return [half / (half + 1), 1 / (half + 1)];
+  });
 }

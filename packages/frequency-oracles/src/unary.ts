@@ -1,7 +1,8 @@
 import { bernoulli, type Rng } from "@calm-ldp/random";
-import type { OracleCore } from "./api.js";
+import type { DeviceOracle, OracleCore, OracleOptions } from "./api.js";
 import { malformed } from "./errors.js";
 import { peakedLaw } from "./exact-privacy.js";
+import { checkOracleOptions } from "./params.js";
 import { simulateSupportPerCell } from "./simulate.js";
 import { WordBuffer } from "./words.js";
 
@@ -20,18 +21,10 @@ import { WordBuffer } from "./words.js";
  * so it is set or reset: forgetting the reset is the historical bug the audit
  * catches. Server kernel: iterate the set bits of each report, O(set bits).
  */
-export function unaryCore(
-  id: string,
-  mechanism: string,
-  eps: number,
-  domain: number,
-  p: number,
-  q: number,
-): OracleCore<Uint32Array> {
-  const device = unaryDeviceCore(id, mechanism, eps, domain, p, q);
-  const stride = device.stride!;
-  const tailBits = domain & 31;
-  const padMask = tailBits === 0 ? 0 : ~((1 << tailBits) - 1);
+export function unaryCore(parameters: UnaryParameters): OracleCore<Uint32Array> {
+  const { domain, p, q } = parameters;
+  const device = unaryDeviceCore(parameters);
+  const { stride, padMask } = bitsetLayout(domain);
   return {
     ...device,
 
@@ -56,19 +49,38 @@ export function unaryCore(
   };
 }
 
-/** @internal The unary core's device side: parameters, client kernel, codec, support test, output law. */
-export function unaryDeviceCore(
+/**
+ * @internal A unary-encoding oracle's public parameters: its id, the mechanism it
+ * runs, eps, D and the bit probabilities p (the value's 1 kept) and q (a 0 set).
+ */
+export type UnaryParameters = Pick<DeviceOracle, "id" | "mechanism" | "eps" | "domain" | "p" | "q">;
+
+/**
+ * @internal The checked parameters of a unary-encoding oracle `id` (OUE, SUE): eps,
+ * D in [2, 2^24], and (p, q) from eps by the mechanism's `law`. O(1).
+ */
+export function unaryParameters(
   id: string,
-  mechanism: string,
-  eps: number,
-  domain: number,
-  p: number,
-  q: number,
-): OracleCore<Uint32Array> {
-  const stride = (domain + 31) >>> 5;
-  const wordsPerUser = (domain + 3) >>> 2;
+  where: string,
+  options: OracleOptions,
+  law: (eps: number) => readonly [p: number, q: number],
+): UnaryParameters {
+  const { eps, domain } = checkOracleOptions(where, options, 2 ** 24);
+  const [p, q] = law(eps);
+  return { id, mechanism: id, eps, domain, p, q };
+}
+
+/** A D-bit report's words (ceil(D/32)) and the mask of the unused bits of its last word (0 when none). */
+function bitsetLayout(domain: number): { stride: number; padMask: number } {
   const tailBits = domain & 31;
-  const padMask = tailBits === 0 ? 0 : ~((1 << tailBits) - 1);
+  return { stride: (domain + 31) >>> 5, padMask: tailBits === 0 ? 0 : ~((1 << tailBits) - 1) };
+}
+
+/** @internal The unary core's device side: parameters, client kernel, codec, support test, output law. */
+export function unaryDeviceCore(parameters: UnaryParameters): OracleCore<Uint32Array> {
+  const { id, domain, p, q } = parameters;
+  const { stride, padMask } = bitsetLayout(domain);
+  const wordsPerUser = (domain + 3) >>> 2;
   const one = byteBernoulli(p);
   const zero = byteBernoulli(q);
   const pairTable = bytePairTable(zero.threshold);
@@ -78,12 +90,7 @@ export function unaryDeviceCore(
     (words[offset + stride - 1]! & padMask) === 0 ? undefined : `bits at or beyond D = ${domain} are set`;
 
   return {
-    id,
-    mechanism,
-    eps,
-    domain,
-    p,
-    q,
+    ...parameters,
     stride,
 
     perturbInto(values: ArrayLike<number>, start: number, end: number, out: Uint32Array, rng: Rng): void {
