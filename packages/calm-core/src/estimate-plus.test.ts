@@ -7,7 +7,7 @@ import { estimateCalmPlus } from "./estimate-plus.js";
 import { helmertBasis, interactionTransform } from "./interaction-basis.js";
 import { planCalm } from "./plan.js";
 import { simulateCalm } from "./simulate.js";
-import { markovStore, maxViewDisagreement } from "./test-support.js";
+import { markovStore, maxViewDisagreement, skewedChainStore } from "./test-support.js";
 
 describe("interaction basis", () => {
   it("Helmert rows are orthonormal", () => {
@@ -92,6 +92,50 @@ describe("estimateCalmPlus", () => {
     expect(z).toBeGreaterThanOrEqual(3);
   });
 
+  it('"maxent" interaction targets: closer 4-way views on chain data (paired z >= 3), unchanged with pairs only', () => {
+    // A binary Markov chain with per-attribute parameters has pairs of varying
+    // strength, skewed marginals and 3-/4-way coefficients that vary from set to set,
+    // all implied by the pairs (no higher log-linear terms): the max-entropy extension
+    // of a set's (r-1)-way marginals is its truth, the product of the one-way
+    // marginals (plus the order's mean residual) is not. Views of l = 4 of 8
+    // attributes (every pair pooled over ~3 views, a triple over ~1), eps 2,
+    // n = 2^16, 6 seeded repetitions: mean SSE of the fitted (shrunk) views against the
+    // true view marginals. Measured when written: 1.02e-3 (independence) vs 8.2e-4
+    // (maxent) per view, lower in all 6 repetitions, paired z = 4.7. With l = 3 (pairs hardly better measured than triples) the
+    // targets carry the pairs' noise and lose slightly: see the calm-core README.
+    const stay = [0, 0.9, 0.2, 0.85, 0.5, 0.95, 0.1, 0.7];
+    const p1 = [0.1, 0.4, 0.2, 0.5, 0.15, 0.3, 0.05, 0.25];
+    const big = 2 ** 16;
+    const reps = 6;
+    const differences: number[] = [];
+    for (let rep = 0; rep < reps; rep++) {
+      const store = skewedChainStore(seededRng(deriveSeed(41, rep, 1)), big, stay, p1);
+      const plan = planCalm({ schema: store.schema, n: big, eps: 2, k: 3 }, { l: 4 });
+      const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(41, rep, 2)));
+      const truths = plan.views.map((view) => contingencyTable(store, view.attributes).cells);
+      const score = (options: { interactionTarget: "independence" | "maxent" }) =>
+        estimateCalmPlus(plan, aggregator, options).fittedViews.reduce(
+          (s, view, v) => s + sse(view.cells, truths[v]!),
+          0,
+        ) / plan.views.length;
+      differences.push(score({ interactionTarget: "independence" }) - score({ interactionTarget: "maxent" }));
+    }
+    const mean = differences.reduce((s, x) => s + x, 0) / reps;
+    const variance = differences.reduce((s, x) => s + (x - mean) ** 2, 0) / (reps - 1);
+    expect(mean / Math.sqrt(variance / reps)).toBeGreaterThanOrEqual(3);
+    // With views of 2 attributes there is no order >= 3: both targets give the same views.
+    const store = skewedChainStore(seededRng(43), n, stay, p1);
+    const plan = planCalm({ schema: store.schema, n, eps: 1, k: 3 }, { l: 2 });
+    const aggregator = simulateCalm(plan, store, seededRng(44));
+    const a = estimateCalmPlus(plan, aggregator, { interactionTarget: "maxent" }).views;
+    const b = estimateCalmPlus(plan, aggregator).views;
+    a.forEach((view, v) => {
+      view.cells.forEach((x, i) => {
+        expect(x).toBe(b[v]!.cells[i]);
+      });
+    });
+  });
+
   it("reports non-convergence of the non-negativity loop instead of hiding it", () => {
     const store = markovStore(seededRng(21), 4096, cardinalities, 0.7);
     const plan = planCalm({ schema: store.schema, n: 4096, eps: 0.3, k: 3 });
@@ -121,6 +165,9 @@ describe("estimateCalmPlus", () => {
     expect(() => estimateCalmPlus(plan, aggregator, { maxQueryCells: 0 })).toThrow(/maxQueryCells/);
     expect(() => estimateCalmPlus(plan, aggregator, { variance: "exact" as never })).toThrow(
       /variance must be/,
+    );
+    expect(() => estimateCalmPlus(plan, aggregator, { interactionTarget: "pairs" as never })).toThrow(
+      /interactionTarget must be/,
     );
   });
 });

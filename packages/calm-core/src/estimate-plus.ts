@@ -38,6 +38,16 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    */
   unmeasuredPairs?: "prior" | "independence";
   /**
+   * The target interactions of order r >= 3 are shrunk toward (default
+   * "independence"): the product of the one-way coefficients (the coefficient of
+   * the product of the one-way marginals), or ("maxent") the coefficient of the
+   * maximum-entropy table over T matching T's (r-1)-way marginals already
+   * estimated (no r-way log-linear interaction; for r = 2 both are the product):
+   * on strongly correlated data the pairs alone imply non-zero 3- and 4-way
+   * coefficients, which independence would shrink away. See `maxentTargets`.
+   */
+  interactionTarget?: "independence" | "maxent";
+  /**
    * Largest query table (cells) an answer may allocate; a larger query is refused
    * with `CannotRunError` naming the size it would need. Default 2^24.
    */
@@ -133,6 +143,8 @@ export interface CalmPlusSynopsis extends CalmSynopsis {
 interface Pooled {
   order: number;
   block: string;
+  /** Its key in the pooled map: "a:j," per support attribute a (ascending in the view) with digit j. */
+  key: string;
   /** Sum over views of w * beta (w = 1 / variance). */
   weighted: number;
   /** Sum of w: the pooled precision. */
@@ -208,6 +220,13 @@ export function estimateCalmPlus(
   const variance = options.variance ?? "plugin";
   if (variance !== "plugin" && variance !== "uniform")
     invalid("estimateCalmPlus", 'variance must be "plugin" or "uniform"', variance);
+  const interactionTarget = options.interactionTarget ?? "independence";
+  if (interactionTarget !== "independence" && interactionTarget !== "maxent")
+    invalid("estimateCalmPlus", 'interactionTarget must be "independence" or "maxent"', interactionTarget);
+  const shrinkOptions: ShrinkOptions = {
+    interactionTarget,
+    cardinalities: plan.schema.attributes.map((a) => a.labels.length),
+  };
   const estimator = options.estimator ?? "pooled";
   if (estimator !== "pooled" && estimator !== "joint")
     invalid("estimateCalmPlus", 'estimator must be "pooled" or "joint"', estimator);
@@ -245,17 +264,26 @@ export function estimateCalmPlus(
     return raw;
   });
   // Pass 1: data-independent variances (cells taken uniform).
-  let orders = poolAndShrink(pooled, plan, viewKeys, viewScales, viewCoefficients, shrinkage, (v) => {
-    const oracle = runtime.oracles[v]!;
-    const value = coefficientVariance(
-      plan.views[v]!.oracle,
-      plan.views[v]!.cells,
-      aggregator.views[v]!.reports,
-      oracle.p,
-      oracle.q,
-    );
-    return new Float64Array(plan.views[v]!.cells).fill(value);
-  });
+  let orders = poolAndShrink(
+    pooled,
+    plan,
+    viewKeys,
+    viewScales,
+    viewCoefficients,
+    shrinkage,
+    shrinkOptions,
+    (v) => {
+      const oracle = runtime.oracles[v]!;
+      const value = coefficientVariance(
+        plan.views[v]!.oracle,
+        plan.views[v]!.cells,
+        aggregator.views[v]!.reports,
+        oracle.p,
+        oracle.q,
+      );
+      return new Float64Array(plan.views[v]!.cells).fill(value);
+    },
+  );
   let fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
   // The variances of every view's coefficients used by the last pass (for the joint fit).
   const lastVariances: Float64Array[] = plan.views.map((view, v) => {
@@ -271,25 +299,34 @@ export function estimateCalmPlus(
     // Pass 2: every coefficient's variance at the pass-1 fit of its view (clipped at 0,
     // renormalised): heteroscedastic weights for pooling and shrinkage.
     const fits = fittedViews;
-    orders = poolAndShrink(pooled, plan, viewKeys, viewScales, viewCoefficients, shrinkage, (v) => {
-      const oracle = runtime.oracles[v]!;
-      const f = Float64Array.from(fits[v]!.cells, (x) => Math.max(0, x));
-      const total = f.reduce((sum, x) => sum + x, 0);
-      for (let i = 0; i < f.length; i++) f[i] = total > 0 ? f[i]! / total : 1 / f.length;
-      const ofF = Float64Array.from(f);
-      interactionTransform(ofF, runtime.viewCardinalities[v]!, false);
-      const variances = coefficientVariances(
-        plan.views[v]!.oracle,
-        oracle.p,
-        oracle.q,
-        aggregator.views[v]!.reports,
-        f,
-        runtime.viewCardinalities[v]!,
-        ofF,
-      );
-      lastVariances[v] = variances;
-      return variances;
-    });
+    orders = poolAndShrink(
+      pooled,
+      plan,
+      viewKeys,
+      viewScales,
+      viewCoefficients,
+      shrinkage,
+      shrinkOptions,
+      (v) => {
+        const oracle = runtime.oracles[v]!;
+        const f = Float64Array.from(fits[v]!.cells, (x) => Math.max(0, x));
+        const total = f.reduce((sum, x) => sum + x, 0);
+        for (let i = 0; i < f.length; i++) f[i] = total > 0 ? f[i]! / total : 1 / f.length;
+        const ofF = Float64Array.from(f);
+        interactionTransform(ofF, runtime.viewCardinalities[v]!, false);
+        const variances = coefficientVariances(
+          plan.views[v]!.oracle,
+          oracle.p,
+          oracle.q,
+          aggregator.views[v]!.reports,
+          f,
+          runtime.viewCardinalities[v]!,
+          ofF,
+        );
+        lastVariances[v] = variances;
+        return variances;
+      },
+    );
     fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
   }
   let joint: CalmPlusJointReport | undefined;
@@ -519,6 +556,7 @@ function poolAndShrink(
   viewScales: readonly Float64Array[],
   viewCoefficients: readonly (Float64Array | undefined)[],
   shrinkage: CalmPlusShrinkage,
+  shrinkOptions: ShrinkOptions,
   varianceOf: (view: number) => Float64Array,
 ): CalmPlusOrderShrinkage[] {
   for (const entry of pooled.values()) {
@@ -541,7 +579,7 @@ function poolAndShrink(
       entry.precision += weight;
     }
   });
-  return shrinkPooled(pooled, shrinkage);
+  return shrinkPooled(pooled, shrinkage, shrinkOptions);
 }
 
 /** Every view's table from the pooled values (coefficient u = value / scale). O(total view cells). */
@@ -643,6 +681,7 @@ function coefficientKeys(
             part = {
               order: 1,
               block: `${attributes[i]},`,
+              key: partKey,
               weighted: 0,
               precision: 0,
               value: 0,
@@ -653,13 +692,20 @@ function coefficientKeys(
           }
           parts.push(part);
         }
-      entry = { order, block, weighted: 0, precision: 0, value: 0, factor: 1, parts };
+      entry = { order, block, key, weighted: 0, precision: 0, value: 0, factor: 1, parts };
       pooled.set(key, entry);
     }
     keys[u] = entry;
     scales[u] = Math.sqrt(size / supportCells);
   }
   return { keys, scales };
+}
+
+/** What {@link shrinkPooled} shrinks the interactions of order >= 3 toward. */
+interface ShrinkOptions {
+  interactionTarget: "independence" | "maxent";
+  /** Every attribute's number of categories. */
+  cardinalities: readonly number[];
 }
 
 /**
@@ -672,9 +718,17 @@ function coefficientKeys(
  * is shrunk. Groups: per
  * order ("order", "mixture"), per attribute set T with >= 4 coefficients
  * ("block", else per order). Coefficients no view measured take the target.
- * O(number of coefficients) ("mixture": times the EM cost of {@link mixtureFactors}).
+ * With `interactionTarget` "maxent", the target of order r >= 3 is instead the
+ * coefficient of the max-entropy extension of T's (r-1)-way marginals (see
+ * {@link maxentTargets}), the centre then the mean residual about it.
+ * O(number of coefficients) ("mixture": times the EM cost of {@link mixtureFactors};
+ * "maxent": plus one small IPF per attribute set of order >= 3).
  */
-function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage): CalmPlusOrderShrinkage[] {
+function shrinkPooled(
+  pooled: Map<string, Pooled>,
+  shrinkage: CalmPlusShrinkage,
+  { interactionTarget, cardinalities }: ShrinkOptions,
+): CalmPlusOrderShrinkage[] {
   const byOrder = new Map<number, Pooled[]>();
   for (const entry of pooled.values()) {
     const group = byOrder.get(entry.order) ?? [];
@@ -691,6 +745,22 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
         for (const part of entry.parts) target *= part.value;
       }
       entry.value = target;
+    }
+    if (interactionTarget === "maxent" && order >= 3) {
+      const blocks = new Map<string, Pooled[]>();
+      for (const entry of all) {
+        const members = blocks.get(entry.block) ?? [];
+        members.push(entry);
+        blocks.set(entry.block, members);
+      }
+      for (const [block, members] of blocks) {
+        const targets = maxentTargets(block, pooled, cardinalities);
+        if (!targets) continue;
+        for (const entry of members) {
+          const value = targets.get(entry.key);
+          if (value !== undefined) entry.value = value;
+        }
+      }
     }
     const measured = all.filter((entry) => entry.precision > 0);
     if (measured.length === 0) continue;
@@ -754,6 +824,113 @@ function shrinkPooled(pooled: Map<string, Pooled>, shrinkage: CalmPlusShrinkage)
     });
   }
   return report;
+}
+
+/** IPF sweeps and tolerance (largest margin difference) of {@link maxentTargets}. */
+const MAXENT_TARGET_SWEEPS = 200;
+const MAXENT_TARGET_TOLERANCE = 1e-10;
+
+/**
+ * The "maxent" targets of the attribute set T (`block`, r >= 3 attributes): its
+ * (r-1)-way marginals are rebuilt from the pooled values of every coefficient
+ * supported in them (negative cells clipped to 1e-12, renormalised); the
+ * maximum-entropy table over T with these marginals is found by IPF from the
+ * uniform table (at most 200 sweeps); its coefficients supported on all of T,
+ * keyed as the pooled map keys them, are returned (undefined if some lower-order
+ * coefficient was never measured, or the IPF did not converge: the caller keeps
+ * the independence target). Cost: O(D_T r (sum c + sweeps)) for D_T = prod c_a.
+ */
+function maxentTargets(
+  block: string,
+  pooled: Map<string, Pooled>,
+  cardinalities: readonly number[],
+): Map<string, number> | undefined {
+  const attributes = block
+    .split(",")
+    .filter((x) => x !== "")
+    .map(Number);
+  const cards = attributes.map((a) => cardinalities[a]!);
+  const r = attributes.length;
+  const size = cards.reduce((x, y) => x * y, 1);
+
+  const digitsOf = (u: number, cs: readonly number[]): number[] => {
+    const digits = new Array<number>(cs.length);
+    for (let i = cs.length - 1; i >= 0; i--) {
+      digits[i] = u % cs[i]!;
+      u = (u - digits[i]!) / cs[i]!;
+    }
+    return digits;
+  };
+  // Margins over T minus attribute i, as cells.
+  const margins: Float64Array[] = [];
+  for (let drop = 0; drop < r; drop++) {
+    const sub = attributes.filter((_, i) => i !== drop);
+    const subCards = cards.filter((_, i) => i !== drop);
+    const subSize = size / cards[drop]!;
+    const coefficients = new Float64Array(subSize);
+    for (let u = 0; u < subSize; u++) {
+      const digits = digitsOf(u, subCards);
+      let key = "";
+      let supportCells = 1;
+      digits.forEach((j, i) => {
+        if (j === 0) return;
+        key += `${sub[i]}:${j},`;
+        supportCells *= subCards[i]!;
+      });
+      if (key === "") {
+        coefficients[u] = 1 / Math.sqrt(subSize);
+        continue;
+      }
+      const entry = pooled.get(key);
+      if (!entry) return undefined;
+      coefficients[u] = entry.value / Math.sqrt(subSize / supportCells);
+    }
+    interactionTransform(coefficients, subCards, true);
+    let total = 0;
+    for (let u = 0; u < subSize; u++) {
+      coefficients[u] = Math.max(coefficients[u]!, 1e-12);
+      total += coefficients[u]!;
+    }
+    for (let u = 0; u < subSize; u++) coefficients[u]! /= total;
+    margins.push(coefficients);
+  }
+  // Index of every cell of T in each margin.
+  const index = margins.map((_, drop) => {
+    const map = new Int32Array(size);
+    for (let u = 0; u < size; u++) {
+      const digits = digitsOf(u, cards);
+      let m = 0;
+      for (let i = 0; i < r; i++) if (i !== drop) m = m * cards[i]! + digits[i]!;
+      map[u] = m;
+    }
+    return map;
+  });
+
+  const cells = new Float64Array(size).fill(1 / size);
+  let converged = false;
+  for (let sweep = 0; sweep < MAXENT_TARGET_SWEEPS && !converged; sweep++) {
+    let worst = 0;
+    margins.forEach((margin, drop) => {
+      const current = new Float64Array(margin.length);
+      const map = index[drop]!;
+      for (let u = 0; u < size; u++) current[map[u]!]! += cells[u]!;
+      for (let m = 0; m < margin.length; m++) worst = Math.max(worst, Math.abs(current[m]! - margin[m]!));
+      for (let u = 0; u < size; u++) {
+        const m = map[u]!;
+        cells[u] = current[m]! > 0 ? (cells[u]! * margin[m]!) / current[m]! : 0;
+      }
+    });
+    converged = worst < MAXENT_TARGET_TOLERANCE;
+  }
+  if (!converged) return undefined;
+  interactionTransform(cells, cards, false);
+  const targets = new Map<string, number>();
+  for (let u = 0; u < size; u++) {
+    const digits = digitsOf(u, cards);
+    if (digits.some((j) => j === 0)) continue;
+    targets.set(digits.map((j, i) => `${attributes[i]}:${j},`).join(""), cells[u]!);
+  }
+  return targets;
 }
 
 /**

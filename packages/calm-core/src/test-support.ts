@@ -55,3 +55,28 @@ export function maxViewDisagreement(views: readonly MarginalTable[]): number {
     }
   return worst;
 }
+
+/**
+ * Skewed binary test data: a Markov chain with per-attribute parameters. Attribute
+ * 0 is 1 with probability p1[0]; attribute i copies attribute i-1 with probability
+ * stay[i], else is 1 with probability p1[i]. Pairs of varying strength, skewed
+ * marginals and (unlike the symmetric chain) 3-way interaction coefficients that
+ * vary from triple to triple, all implied by the pairs (a chain has no 3-way
+ * log-linear term). O(n d).
+ * @internal test support
+ */
+export function skewedChainStore(
+  rng: Rng,
+  n: number,
+  stay: readonly number[],
+  p1: readonly number[],
+): RecordStore {
+  const d = p1.length;
+  const columns = Array.from({ length: d }, () => new Uint8Array(n));
+  for (let r = 0; r < n; r++) {
+    columns[0]![r] = bernoulli(rng, p1[0]!) ? 1 : 0;
+    for (let i = 1; i < d; i++)
+      columns[i]![r] = bernoulli(rng, stay[i]!) ? columns[i - 1]![r]! : bernoulli(rng, p1[i]!) ? 1 : 0;
+  }
+  return createRecordStore(uniformSchema(d), { columns });
+}
