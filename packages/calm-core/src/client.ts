@@ -1,13 +1,11 @@
-import { cryptoRng, type Rng } from "@calm-ldp/random";
+import { defaultCryptoRng, type Rng } from "@calm-ldp/random";
 import type { CalmPlan, CalmReport } from "./api.js";
 import { calmReportWith } from "./client-step.js";
 import { planRuntime } from "./runtime.js";
 
-let defaultRng: Rng | undefined;
-
 /** Options of {@link calmReport}. */
 export interface CalmReportOptions {
-  /** Random source (default: one shared `cryptoRng()`, the platform's cryptographic generator). */
+  /** Random source (default: random's `defaultCryptoRng()`, the platform's cryptographic generator). */
   rng?: Rng;
   /** The group the server assigned this user (required when `plan.assignment` is "assigned"). */
   view?: number;
@@ -25,6 +23,6 @@ export function calmReport(
   record: ArrayLike<number>,
   options: CalmReportOptions = {},
 ): CalmReport {
-  const rng = options.rng ?? (defaultRng ??= cryptoRng());
+  const rng = options.rng ?? defaultCryptoRng();
   return calmReportWith(planRuntime(plan), plan, record, rng, options.view, "calmReport");
 }

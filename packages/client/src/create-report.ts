@@ -1,11 +1,9 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { cryptoRng, type Rng } from "@calm-ldp/random";
+import { defaultCryptoRng } from "@calm-ldp/random";
 import type { CreateReportOptions, WireReport } from "./api.js";
 import { encodeReport } from "./encode-report.js";
 import { perturbRecord } from "./perturb-record.js";
 import { createReportId } from "./report-id.js";
-
-let defaultRng: Rng | undefined;
 
 /**
  * What a device runs: perturb one record under `plan` exactly as calm-core's
@@ -22,7 +20,7 @@ export function createReport(
   record: ArrayLike<number>,
   options: CreateReportOptions = {},
 ): WireReport {
-  const rng = options.rng ?? (defaultRng ??= cryptoRng());
+  const rng = options.rng ?? defaultCryptoRng();
   const report = perturbRecord(plan, record, rng, options.view);
   return encodeReport(plan, report, options.id ?? createReportId(rng));
 }

@@ -1,10 +1,9 @@
-import { cryptoRng, type Rng } from "@calm-ldp/random";
+import { defaultCryptoRng, type Rng } from "@calm-ldp/random";
 
 /** A report id: a lower-case UUID in its canonical 8-4-4-4-12 form. */
 export const REPORT_ID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 
 const REPORT_ID = new RegExp(REPORT_ID_PATTERN);
-let defaultRng: Rng | undefined;
 
 /** Whether `id` is a valid report id ({@link REPORT_ID_PATTERN}). O(1). */
 export function isReportId(id: unknown): id is string {
@@ -16,7 +15,7 @@ export function isReportId(id: unknown): id is string {
  * `rng` (default: the platform's cryptographic generator), 122 random bits, so two
  * clients collide with probability about n^2 / 2^123. O(1).
  */
-export function createReportId(rng: Rng = (defaultRng ??= cryptoRng())): string {
+export function createReportId(rng: Rng = defaultCryptoRng()): string {
   let hex = "";
   for (let i = 0; i < 4; i++) hex += (rng.nextUint32() >>> 0).toString(16).padStart(8, "0");
   const variant = ((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16);

@@ -1,4 +1,4 @@
-import { cryptoRng, type Rng } from "@calm-ldp/random";
+import { defaultCryptoRng, type Rng } from "@calm-ldp/random";
 import type { DeviceOracle, OracleCore, ResolvedOracleCore } from "./api.js";
 import { fail, malformed } from "./errors.js";
 import { fnv1a32, parameterText } from "./fingerprint.js";
@@ -8,7 +8,7 @@ import { isWireId } from "./wire.js";
 /**
  * The device side of an oracle from its core (see {@link DeviceOracle}): the
  * core's checks and defaults, the fingerprint, `perturb` with the default random
- * source (one `cryptoRng()` per oracle, created on first use), `supports` and the
+ * source (random's shared `defaultCryptoRng()`), `supports` and the
  * exact output law; nothing of the server paths. `defineOracle` builds every full
  * oracle on it, so a device oracle and the full oracle of one core draw the same
  * reports from the same random words. O(1) to build.
@@ -43,8 +43,7 @@ export function deviceParts<Report>(where: string, spec: OracleCore<Report>) {
   const fingerprint = fnv1a32(text);
   const { id, domain, stride, p, q } = core;
   const scratch = new Uint32Array(stride);
-  let defaultRng: Rng | undefined;
-  const rngOf = (rng: Rng | undefined): Rng => rng ?? (defaultRng ??= cryptoRng());
+  const rngOf = (rng: Rng | undefined): Rng => rng ?? defaultCryptoRng();
 
   /** The report packed into the shared scratch words, checked (MalformedReportError `value`). */
   const packChecked = (method: string, report: Report): Uint32Array => {

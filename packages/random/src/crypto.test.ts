@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cryptoRng } from "./crypto.js";
+import { cryptoRng, defaultCryptoRng } from "./crypto.js";
 
 function recordingCrypto() {
   const calls: number[] = [];
@@ -58,5 +58,16 @@ describe("cryptoRng small fills", () => {
     expect(Array.from(a)).toEqual(Array.from({ length: 10 }, (_, i) => i));
     expect(b[0]).toBe(10);
     expect(calls).toEqual([65_536]);
+  });
+});
+
+describe("defaultCryptoRng", () => {
+  it("is one shared generator, created on first use, drawing from the platform", () => {
+    const rng = defaultCryptoRng();
+    expect(defaultCryptoRng()).toBe(rng);
+    expect(rng).not.toBe(cryptoRng());
+    const words = new Uint32Array(8);
+    rng.fill(words);
+    expect(new Set(words).size).toBeGreaterThan(1);
   });
 });

@@ -30,6 +30,18 @@ export interface CryptoRngOptions {
   crypto?: CryptoLike;
 }
 
+let shared: Rng | undefined;
+
+/**
+ * The one shared {@link cryptoRng} (default options), created on the first call:
+ * the default source of the client paths (calm-core's `calmReport`, the client's
+ * `createReport` and report ids, the device oracles), which so share one buffer. O(1).
+ */
+export function defaultCryptoRng(): Rng {
+  shared ??= cryptoRng();
+  return shared;
+}
+
 /**
  * The platform's cryptographically secure generator (Web Crypto
  * `getRandomValues`), buffered: single draws come from a buffer refilled 64 KiB at

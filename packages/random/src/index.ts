@@ -2,7 +2,7 @@ export type { Rng, SeededRng } from "./api.js";
 export { type BernoulliSampler, bernoulli, createBernoulli } from "./bernoulli.js";
 export { binomial } from "./binomial.js";
 export { binomialCoefficient, binomialTable, kSubsets, nextKSubset, popcount32 } from "./counting.js";
-export { type CryptoRngOptions, cryptoRng } from "./crypto.js";
+export { type CryptoRngOptions, cryptoRng, defaultCryptoRng } from "./crypto.js";
 export { discreteSampler } from "./discrete.js";
 export { InvalidParameterError } from "./errors.js";
 export { multinomial } from "./multinomial.js";
