@@ -1,11 +1,18 @@
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type RunningCollector, startCollector } from "../src/index.js";
-import { createRound, duckdbCollectors, mixedRecords, roundBody, suiteTempDir, TOKEN } from "./support.js";
+import {
+  createRound,
+  duckdbCollectors,
+  mixedRecords,
+  reportsOf,
+  roundBody,
+  suiteTempDir,
+  TOKEN,
+} from "./support.js";
 
 const ORIGIN = "http://page.example.test";
 
@@ -31,13 +38,7 @@ describe("rate limit per client address", () => {
     const batch = (from: number) =>
       JSON.stringify({
         round,
-        reports: Array.from({ length: 5 }, (_, i) =>
-          createReport(
-            plan,
-            records.columns.map((column) => column[from + i]!),
-            { rng },
-          ),
-        ),
+        reports: reportsOf(plan, records, from, 5, rng),
       });
     const post = (from: number) =>
       fetch(`${limited.url}/v1/rounds/${round}/reports`, {
