@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { CalmPlan } from "@calm-ldp/calm-core";
 import { seededRng } from "@calm-ldp/random";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
@@ -20,8 +19,6 @@ describe("rate limit per client address", () => {
   const collectors = duckdbCollectors();
   let limited: RunningCollector;
   let open: RunningCollector;
-  let round = "";
-  let plan: CalmPlan;
   const records = mixedRecords(100, 9);
 
   beforeAll(async () => {
@@ -33,7 +30,7 @@ describe("rate limit per client address", () => {
   });
 
   it("answers 429 rate-limited with Retry-After beyond the burst, counts it, stores nothing of it, and recovers", async () => {
-    ({ round, plan } = await createRound(limited.url, roundBody(records, 1, 2, 1000))); // 1 token
+    const { round, plan } = await createRound(limited.url, roundBody(records, 1, 2, 1000)); // 1 token
     const rng = seededRng(10);
     const batch = (from: number) =>
       JSON.stringify({
