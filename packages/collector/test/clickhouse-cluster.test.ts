@@ -6,9 +6,9 @@ import {
   call,
   clickhouseCluster,
   describeWith,
-  mixedRound,
+  expectSharedStore,
   sleep,
-  startLoad,
+  startMixedLoad,
 } from "./support.js";
 
 const cluster = clickhouseCluster();
@@ -38,19 +38,8 @@ describeWith(cluster, "ClickHouse: two collectors on a two-shard cluster", () =>
   it("100,000 users through two collectors: counted once each, marginals equal the in-process estimate cell for cell", async () => {
     const [a, b] = await Promise.all([spawn(), spawn()]);
     const n = 100_000;
-    const { records, round, plan } = await mixedRound(a.url, n, 21);
-    expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
-    const load = startLoad([a.url, b.url], round, plan, records, { seed: 22, keepBatches: 40 });
-    await load.finish({ duplicates: 0 });
-    // The same batches again, each to both collectors at once: all acknowledged, none stored again.
-    const raced = await load.resend([a.url, b.url]);
-
-    const { status } = await load.expectCountedOnce([b.url, a.url], {
-      "q0,q1": [0, 1],
-      "q2,q5": [2, 5],
-      "q0,q2,q3,q7": [0, 2, 3, 7],
-    });
-    expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+    // Served by both, the batches raced to both again, counted once, marginals exact on both.
+    const { round, load } = await expectSharedStore(a, b, n, 21);
     // Each id once in the cluster, on the shard shardOf names.
     const no = await roundNo(round);
     expect(await stored(no)).toBe(`${n}\t${n}`);
@@ -63,12 +52,17 @@ describeWith(cluster, "ClickHouse: two collectors on a two-shard cluster", () =>
     await Promise.all([a.kill("SIGTERM"), b.kill("SIGTERM")]);
   });
 
-  it("kill -9 of a collector mid-load and a restart: every acknowledged report counted once", async () => {
+  /** Two fresh collectors and 20,000 users reporting through both (retrying for 60 s), a quarter acknowledged. */
+  const faultLoad = async (seed: number) => {
     const [a, b] = await Promise.all([spawn(), spawn()]);
     const n = 20_000;
-    const { records, round, plan } = await mixedRound(a.url, n, 23);
-    const load = startLoad([a.url, b.url], round, plan, records, { seed: 24, retryForMs: 60_000 });
+    const { round, load } = await startMixedLoad([a.url, b.url], n, seed, { retryForMs: 60_000 });
     await load.until(n / 4);
+    return { a, b, n, round, load };
+  };
+
+  it("kill -9 of a collector mid-load and a restart: every acknowledged report counted once", async () => {
+    const { a, b, n, round, load } = await faultLoad(23);
     await a.kill("SIGKILL");
     const beforeKill = [...load.acknowledged.keys()];
     expect(beforeKill.length).toBeLessThan(n);
@@ -91,11 +85,7 @@ describeWith(cluster, "ClickHouse: two collectors on a two-shard cluster", () =>
   });
 
   it("one shard stopped mid-load: its batches get 503, clients retry, nothing lost or doubled once it is back", async () => {
-    const [a, b] = await Promise.all([spawn(), spawn()]);
-    const n = 20_000;
-    const { records, round, plan } = await mixedRound(a.url, n, 25);
-    const load = startLoad([a.url, b.url], round, plan, records, { seed: 26, retryForMs: 60_000 });
-    await load.until(n / 4);
+    const { a, b, n, round, load } = await faultLoad(25);
     shard("stop", 2);
     const atStop = load.acknowledged.size;
     // While shard 2 is down: a batch with a report for it is refused with 503 storage-unavailable.

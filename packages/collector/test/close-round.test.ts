@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport, type WireReport } from "@calm-ldp/client";
+import type { WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
@@ -14,6 +14,7 @@ import {
   clickhouseCluster,
   mixedRecords,
   postgresServer,
+  reportsOf,
   roundBody,
   suiteTempDir,
   TOKEN,
@@ -61,19 +62,13 @@ async function closingContract(backend: Backend): Promise<void> {
   const a = await open();
   const b = await open();
   const rng = seededRng(18);
-  const reportsOf = (plan: CalmPlan, from: number, to: number): WireReport[] =>
-    Array.from({ length: to - from }, (_, i) =>
-      createReport(
-        plan,
-        records.columns.map((column) => column[from + i]!),
-        { rng },
-      ),
-    );
+  const reportsFrom = (plan: CalmPlan, from: number, to: number) =>
+    reportsOf(plan, records, from, to - from, rng);
   const post = (round: string, reports: WireReport[]) =>
     inject("POST", `/v1/rounds/${round}/reports`, { round, reports });
-  const sentA = reportsOf(a.plan, 0, N);
+  const sentA = reportsFrom(a.plan, 0, N);
   for (let i = 0; i < N; i += 500) expect((await post(a.round, sentA.slice(i, i + 500))).status).toBe(200);
-  expect((await post(b.round, reportsOf(b.plan, 0, 100))).status).toBe(200);
+  expect((await post(b.round, reportsFrom(b.plan, 0, 100))).status).toBe(200);
   expect((await post(a.round, sentA.slice(0, 5))).body).toEqual({
     acknowledged: 5,
     stored: 0,
@@ -125,8 +120,8 @@ async function closingContract(backend: Backend): Promise<void> {
   expect(retry.status).toBe(409);
   expect(retry.body).toMatchObject({ statusCode: 409, reason: "round-closed" });
   expect(retry.body.message).toMatch(/round .* is closed/);
-  expect((await post(a.round, reportsOf(a.plan, N, N + 3))).body.reason).toBe("round-closed");
-  expect((await post(b.round, reportsOf(b.plan, 100, 150))).status).toBe(200);
+  expect((await post(a.round, reportsFrom(a.plan, N, N + 3))).body.reason).toBe("round-closed");
+  expect((await post(b.round, reportsFrom(b.plan, 100, 150))).status).toBe(200);
   const roundA = (await storage.findRound(a.round))!;
   const fresh = { id: "0f8fad5b-d9cb-469f-a165-70867728950e", view: 0, cells: [0] };
   await expect(storage.storeReports(roundA, [fresh])).rejects.toThrow(RoundClosedError);
@@ -165,7 +160,7 @@ async function closingContract(backend: Backend): Promise<void> {
   // B: untouched, still open.
   const statusB = await inject("GET", `/v1/rounds/${b.round}/status`);
   expect(statusB.body).toMatchObject({ accepted: 150, closedAt: null, idsDroppedAt: null });
-  expect((await post(b.round, reportsOf(b.plan, 150, 160))).status).toBe(200);
+  expect((await post(b.round, reportsFrom(b.plan, 150, 160))).status).toBe(200);
   await app.close();
   await storage.close();
 }
@@ -284,13 +279,7 @@ describe("the retention sweep", () => {
       expect(created.statusCode, created.body).toBe(201);
       const { round, plan } = created.json() as { round: string; plan: CalmPlan };
       const rng = seededRng(3);
-      const reports = Array.from({ length: 50 }, (_, r) =>
-        createReport(
-          plan,
-          records.columns.map((column) => column[r]!),
-          { rng },
-        ),
-      );
+      const reports = reportsOf(plan, records, 0, 50, rng);
       const stored = await app.inject({
         method: "POST",
         url: `/v1/rounds/${round}/reports`,

@@ -1,5 +1,4 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,7 +8,7 @@ import {
   type RunningCollector,
   startCollector,
 } from "../src/index.js";
-import { createRound, duckdbCollectors, mixedRecords, roundBody, TOKEN } from "./support.js";
+import { createRound, duckdbCollectors, mixedRecords, reportsOf, roundBody, TOKEN } from "./support.js";
 
 const ALLOWED = "http://app.example.test:8080";
 const SECOND = "https://other-allowed.example.test";
@@ -60,13 +59,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
     const rng = seededRng(from + 1);
     return JSON.stringify({
       round,
-      reports: Array.from({ length: count }, (_, i) =>
-        createReport(
-          plan,
-          records.columns.map((column) => column[from + i]!),
-          { rng },
-        ),
-      ),
+      reports: reportsOf(plan, records, from, count, rng),
     });
   };
   const preflight = (base: string, path: string, origin: string, method: string) =>

@@ -5,8 +5,7 @@ import { type CollectorStorage, StorageError, startCollector } from "../src/inde
 import {
   CollectorProcesses,
   expectStoredCounts,
-  mixedRound,
-  startLoad,
+  startMixedLoad,
   storedReportIds,
   suiteTempDir,
   TOKEN,
@@ -21,8 +20,10 @@ describe("crash: kill -9 in the middle of a load", () => {
   it("after a restart on the same database every acknowledged report is counted exactly once", async () => {
     const first = await processes.spawn("duckdb", file);
     const n = 30_000;
-    const { records, round, plan } = await mixedRound(first.url, n, 7);
-    const load = startLoad(first.url, round, plan, records, { seed: 8, batchSize: 50, retryForMs: 60_000 });
+    const { round, load } = await startMixedLoad(first.url, n, 7, {
+      batchSize: 50,
+      retryForMs: 60_000,
+    });
     // Bounded wait for a fifth of the load, then kill -9 and restart on the same file and port.
     await load.until(n / 5);
     await first.kill("SIGKILL");
@@ -82,12 +83,7 @@ describe("crash: kill -9 in the middle of a load", () => {
     const collector = await startCollector({ storage: lossy, adminToken: TOKEN });
     try {
       const n = 6000;
-      const { records, round, plan } = await mixedRound(collector.url, n, 9);
-      const load = startLoad(collector.url, round, plan, records, {
-        seed: 10,
-        concurrency: 4,
-        batchSize: 50,
-      });
+      const { load } = await startMixedLoad(collector.url, n, 9, { concurrency: 4, batchSize: 50 });
       const result = await load.done;
       expect(result.retries).toBeGreaterThan(0);
       expect(result.duplicates).toBeGreaterThan(0);

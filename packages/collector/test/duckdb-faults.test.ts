@@ -16,9 +16,8 @@ import {
   CollectorProcesses,
   call,
   expectUnavailable,
-  mixedRound,
   sleep,
-  startLoad,
+  startMixedLoad,
   storedReportIds,
   tempDir,
   warnSkipped,
@@ -116,8 +115,7 @@ async function loadThroughFault(
   const file = join(disk, "faults.duckdb");
   const collector = await processes.spawn("duckdb", file);
   const n = 100_000;
-  const { records, round, plan } = await mixedRound(collector.url, n, 41);
-  const load = startLoad(collector.url, round, plan, records, { seed: 42, retryForMs: 60_000 });
+  const { load } = await startMixedLoad(collector.url, n, 41, { retryForMs: 60_000 });
   const { acknowledged } = load;
   await load.until(n / 3);
 

@@ -1,6 +1,6 @@
 import { estimateCalmPlus } from "@calm-ldp/calm-core";
 import { describe, expect, it } from "vitest";
-import { call, duckdbCollectors, expectStoredCounts, mixedRound, startLoad } from "./support.js";
+import { call, duckdbCollectors, expectStoredCounts, startMixedLoad } from "./support.js";
 
 describe("end to end on loopback with DuckDB", () => {
   const collectors = duckdbCollectors();
@@ -8,11 +8,9 @@ describe("end to end on loopback with DuckDB", () => {
   it("100,000 simulated users report over HTTP; the collector's marginals equal the in-process CALM estimate exactly", async () => {
     const { collector, storage } = await collectors.start("collector.duckdb");
     const n = 100_000;
-    const { records, round, plan } = await mixedRound(collector.url, n, 1);
+    const { round, plan, load } = await startMixedLoad(collector.url, n, 1);
     // Both wire kinds travel: the plan mixes GRR and OUE views.
     expect(new Set(plan.views.map((v) => v.oracle))).toEqual(new Set(["grr", "oue"]));
-
-    const load = startLoad(collector.url, round, plan, records, { seed: 2 });
     await load.finish({ duplicates: 0 });
     expect(load.acknowledged.size).toBe(n);
 

@@ -1,14 +1,14 @@
 import { connect } from "node:net";
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport, encodeBase64, type WireReport } from "@calm-ldp/client";
+import { encodeBase64, type WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import fc from "fast-check";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, createCollector } from "../src/index.js";
-import { mixedRecords, roundBody, suiteTempDir, TOKEN } from "./support.js";
+import { mixedRecords, reportsOf, roundBody, suiteTempDir, TOKEN } from "./support.js";
 
 const MAX_BATCH = 20;
 const BODY_LIMIT = 32 * 1024;
@@ -47,13 +47,7 @@ describe("bad input: every malformed request gets the right 4xx, nothing is stor
     expect(created.statusCode).toBe(201);
     ({ round, plan } = created.json() as { round: string; plan: CalmPlan });
     const rng = seededRng(4);
-    valid = Array.from({ length: 200 }, (_, r) =>
-      createReport(
-        plan,
-        records.columns.map((column) => column[r]!),
-        { rng },
-      ),
-    );
+    valid = reportsOf(plan, records, 0, 200, rng);
     // The fuzzing below needs reports of both kinds and an OUE view with padding bits.
     expect(valid.some((r) => r.value !== undefined) && valid.some((r) => r.bits !== undefined)).toBe(true);
     expect(plan.views.some((v) => v.oracle === "oue" && v.cells % 8 !== 0)).toBe(true);

@@ -6,9 +6,8 @@ import {
   call,
   describeWith,
   expectUnavailable,
-  mixedRound,
   sleep,
-  startLoad,
+  startMixedLoad,
 } from "./support.js";
 
 const binaries = postgresBinaries();
@@ -29,12 +28,7 @@ describeWith(binaries, "PostgreSQL faults: the server restarted (immediate mode)
       processes.spawn("postgres", server.url),
     ]);
     const n = 300_000;
-    const { records, round, plan } = await mixedRound(a.url, n, 31);
-    const load = startLoad([a.url, b.url], round, plan, records, {
-      seed: 32,
-      concurrency: 16,
-      retryForMs: 60_000,
-    });
+    const { load } = await startMixedLoad([a.url, b.url], n, 31, { concurrency: 16, retryForMs: 60_000 });
     const { acknowledged } = load;
 
     // Restart 1: pg_ctl restart -m immediate (every backend killed, crash recovery).

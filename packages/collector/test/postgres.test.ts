@@ -5,15 +5,13 @@ import { openPostgresStorage } from "../src/postgres.js";
 import {
   acceptedReport,
   CollectorProcesses,
-  call,
   describeWith,
+  expectSharedStore,
   expectStoredCounts,
   freshPostgresDatabase,
   mixedRecords,
-  mixedRound,
   postgresServer,
   roundBody,
-  startLoad,
 } from "./support.js";
 
 const server = postgresServer();
@@ -129,26 +127,11 @@ describeWith(server, "PostgreSQL: two collector processes share one database", (
       processes.spawn("postgres", testUrl),
       processes.spawn("postgres", testUrl),
     ]);
-    const n = 100_000;
-    const { records, round, plan } = await mixedRound(a.url, n, 11);
-    // The round made through A is served by B from the shared database.
-    expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
-
-    const load = startLoad([a.url, b.url], round, plan, records, { seed: 12, keepBatches: 40 });
-    await load.finish({ duplicates: 0 });
-
-    // The same batches again, each to both processes at once: the same ids race in two
-    // transactions; all are acknowledged, none is stored again.
-    const raced = await load.resend([a.url, b.url]);
-
-    const { status, aggregator } = await load.expectCountedOnce([b.url, a.url], {
-      "q0,q1": [0, 1],
-      "q2,q5": [2, 5],
-      "q0,q2,q3,q7": [0, 2, 3, 7],
-    });
-    expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+    // The round made through A is served by B from the shared database; the batches sent
+    // again to both at once race in two transactions; counted once, marginals exact on both.
+    const { round, aggregator } = await expectSharedStore(a, b, 100_000, 11);
     const storage = await openPostgresStorage(testUrl);
-    await expectStoredCounts(storage, round, aggregator!);
+    await expectStoredCounts(storage, round, aggregator);
     await storage.close();
   });
 });

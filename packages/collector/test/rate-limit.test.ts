@@ -1,11 +1,17 @@
 import { join } from "node:path";
-import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type RunningCollector, startCollector } from "../src/index.js";
-import { createRound, duckdbCollectors, mixedRecords, roundBody, suiteTempDir, TOKEN } from "./support.js";
+import {
+  createRound,
+  duckdbCollectors,
+  mixedRecords,
+  reportsOf,
+  roundBody,
+  suiteTempDir,
+  TOKEN,
+} from "./support.js";
 
 const ORIGIN = "http://page.example.test";
 
@@ -13,8 +19,6 @@ describe("rate limit per client address", () => {
   const collectors = duckdbCollectors();
   let limited: RunningCollector;
   let open: RunningCollector;
-  let round = "";
-  let plan: CalmPlan;
   const records = mixedRecords(100, 9);
 
   beforeAll(async () => {
@@ -26,18 +30,12 @@ describe("rate limit per client address", () => {
   });
 
   it("answers 429 rate-limited with Retry-After beyond the burst, counts it, stores nothing of it, and recovers", async () => {
-    ({ round, plan } = await createRound(limited.url, roundBody(records, 1, 2, 1000))); // 1 token
+    const { round, plan } = await createRound(limited.url, roundBody(records, 1, 2, 1000)); // 1 token
     const rng = seededRng(10);
     const batch = (from: number) =>
       JSON.stringify({
         round,
-        reports: Array.from({ length: 5 }, (_, i) =>
-          createReport(
-            plan,
-            records.columns.map((column) => column[from + i]!),
-            { rng },
-          ),
-        ),
+        reports: reportsOf(plan, records, from, 5, rng),
       });
     const post = (from: number) =>
       fetch(`${limited.url}/v1/rounds/${round}/reports`, {

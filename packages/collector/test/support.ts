@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CalmAggregator, type CalmPlan, estimateCalm } from "@calm-ldp/calm-core";
-import { readPlan, sendReports, type WireReport } from "@calm-ldp/client";
+import { createReport, readPlan, sendReports, type WireReport } from "@calm-ldp/client";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
-import { bernoulli, seededRng, uniformInt } from "@calm-ldp/random";
+import { bernoulli, type Rng, seededRng, uniformInt } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
 import { afterAll, describe, expect } from "vitest";
@@ -184,6 +184,23 @@ export function roundToStore(plan: CalmPlan, id: string, n = 1000): Omit<StoredR
     plan,
     request: { schema: { attributes: [] }, eps: 1, k: 2, n },
   };
+}
+
+/** The client's reports (`createReport` through `plan`, drawing from `rng`) of the records in rows [from, from + count). */
+export function reportsOf(
+  plan: CalmPlan,
+  records: RecordStore,
+  from: number,
+  count: number,
+  rng: Rng,
+): WireReport[] {
+  return Array.from({ length: count }, (_, i) =>
+    createReport(
+      plan,
+      records.columns.map((column) => column[from + i]!),
+      { rng },
+    ),
+  );
 }
 
 /** The body of `POST /v1/rounds` for a record store's schema. */
@@ -402,6 +419,31 @@ export interface Load {
   ): Promise<{ status: Record<string, unknown>; aggregator: CalmAggregator | undefined }>;
 }
 
+/** How {@link startLoad} runs `simulateUsers` (8 senders of 100 reports unless told). */
+export interface LoadOptions {
+  readonly seed: number;
+  readonly concurrency?: number;
+  readonly batchSize?: number;
+  readonly retryForMs?: number;
+  /** How many acknowledged batches to keep for {@link Load.resend} (default none). */
+  readonly keepBatches?: number;
+}
+
+/**
+ * A round of `n` {@link mixedRecords} users (seed `seed`) created on the first
+ * collector of `url`, and its users' load against all of them (see
+ * {@link startLoad}; seed `seed + 1`). Does not wait for the end.
+ */
+export async function startMixedLoad(
+  url: string | readonly string[],
+  n: number,
+  seed: number,
+  options: Omit<LoadOptions, "seed"> = {},
+) {
+  const { records, round, plan } = await mixedRound(typeof url === "string" ? url : url[0]!, n, seed);
+  return { records, round, plan, load: startLoad(url, round, plan, records, { ...options, seed: seed + 1 }) };
+}
+
 /**
  * Start `simulateUsers` for every record (seeded with `seed`; 8 senders of 100
  * reports by default) against one or more collectors. Does not wait for the end.
@@ -411,13 +453,7 @@ export function startLoad(
   round: string,
   plan: CalmPlan,
   records: RecordStore,
-  options: {
-    seed: number;
-    concurrency?: number;
-    batchSize?: number;
-    retryForMs?: number;
-    keepBatches?: number;
-  },
+  options: LoadOptions,
 ): Load {
   const acknowledged = new Map<string, WireReport>();
   const batches: WireReport[][] = [];
@@ -478,6 +514,29 @@ export function startLoad(
       return { status: status.body, aggregator };
     },
   };
+}
+
+/**
+ * Two collector processes on one database: a round of `n` {@link mixedRecords}
+ * users (seed `seed`) made through `a` is served by `b`; the load (seed `seed + 1`)
+ * goes through both, none acknowledged as a duplicate; the first 40 batches are
+ * sent again to both at once (the same ids racing; all acknowledged, none stored
+ * again); every report is counted once and three marginals (2-, 2- and 4-way) are
+ * the in-process answers, cell for cell, on both. Returns the round, the load and
+ * the in-process aggregator.
+ */
+export async function expectSharedStore(a: CollectorProcess, b: CollectorProcess, n: number, seed: number) {
+  const { round, load } = await startMixedLoad([a.url, b.url], n, seed, { keepBatches: 40 });
+  expect((await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).status).toBe(200);
+  await load.finish({ duplicates: 0 });
+  const raced = await load.resend([a.url, b.url]);
+  const { status, aggregator } = await load.expectCountedOnce([b.url, a.url], {
+    "q0,q1": [0, 1],
+    "q2,q5": [2, 5],
+    "q0,q2,q3,q7": [0, 2, 3, 7],
+  });
+  expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
+  return { round, load, aggregator: aggregator! };
 }
 
 /** The storage's GROUP BY support counts of `round` are the in-process aggregator's, view for view. */
