@@ -59,33 +59,23 @@ export function calmIntervalCoverage(options: IntervalCoverageOptions): Interval
   // The true cells, as fractions (contingencyTable's default unit).
   const truths = queries.map((q) => contingencyTable(store, q).cells);
   const hits = truths.map((t) => new Uint32Array(t.length));
-  let covered = 0;
-  let pairs = 0;
-  let width = 0;
-  let analytic = 0;
-  let bootstrap = 0;
-  let bounds = 0;
-  const perMethod = {
-    analytic: { covered: 0, width: 0, pairs: 0 },
-    bootstrap: { covered: 0, width: 0, pairs: 0 },
-    bounds: { covered: 0, width: 0, pairs: 0 },
+  // Per interval path: answers, and over their (cell, repetition) pairs the covered ones and the width.
+  const tallies = {
+    analytic: { answers: 0, covered: 0, width: 0, pairs: 0 },
+    bootstrap: { answers: 0, covered: 0, width: 0, pairs: 0 },
+    bounds: { answers: 0, covered: 0, width: 0, pairs: 0 },
   };
   for (let r = 0; r < repetitions; r++) {
     const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(seed, 2, r)));
     const synopsis = estimateCalm(plan, aggregator);
     queries.forEach((q, i) => {
       const answer = synopsis.query(q, { interval: level, seed: deriveSeed(seed, 3, r) });
-      if (answer.intervalMethod === "analytic") analytic++;
-      else if (answer.intervalMethod === "bounds") bounds++;
-      else bootstrap++;
-      const tally = perMethod[answer.intervalMethod];
+      const tally = tallies[answer.intervalMethod];
+      tally.answers++;
       truths[i]!.forEach((x, a) => {
-        pairs++;
         tally.pairs++;
-        width += answer.upper[a]! - answer.lower[a]!;
         tally.width += answer.upper[a]! - answer.lower[a]!;
         if (x >= answer.lower[a]! && x <= answer.upper[a]!) {
-          covered++;
           tally.covered++;
           hits[i]![a]!++;
         }
@@ -94,16 +84,19 @@ export function calmIntervalCoverage(options: IntervalCoverageOptions): Interval
   }
   let worst = 1;
   for (const h of hits) for (const x of h) worst = Math.min(worst, x / repetitions);
+  const all = Object.values(tallies);
+  const total = (field: "covered" | "width" | "pairs") => all.reduce((sum, t) => sum + t[field], 0);
+  const pairs = total("pairs");
   return {
-    coverage: covered / pairs,
+    coverage: total("covered") / pairs,
     worstCell: worst,
     pairs,
-    meanWidth: width / pairs,
-    analytic,
-    bootstrap,
-    bounds,
+    meanWidth: total("width") / pairs,
+    analytic: tallies.analytic.answers,
+    bootstrap: tallies.bootstrap.answers,
+    bounds: tallies.bounds.answers,
     byMethod: Object.fromEntries(
-      Object.entries(perMethod).map(([method, t]) => [
+      Object.entries(tallies).map(([method, t]) => [
         method,
         { coverage: t.covered / t.pairs, meanWidth: t.width / t.pairs, pairs: t.pairs },
       ]),
