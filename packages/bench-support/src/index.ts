@@ -57,3 +57,19 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
   for (const line of formatTable(header, rows)) console.log(line);
 }
+
+/**
+ * Prints a tinybench run as a throughput table: per task its mean ms per operation,
+ * items per second and ns per item, where an operation handles `items(task.name)` items.
+ * O(tasks).
+ */
+export function printThroughput(tasks: readonly TimedTask[], items: (name: string) => number): void {
+  printTable(
+    ["task", "ms/op", "items/s", "ns/item"],
+    tasks.map((task) => {
+      const { mean } = latency(task);
+      const n = items(task.name);
+      return [task.name, mean.toFixed(3), perSecond(n, mean), nsPer(mean, n)];
+    }),
+  );
+}
