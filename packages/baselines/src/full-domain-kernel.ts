@@ -229,7 +229,7 @@ export function fullDomainEstimate(
       return groupInterval(
         [
           {
-            table: full,
+            cells: full,
             radices: runtime.radices,
             positions: q,
             reports: counts.reports,

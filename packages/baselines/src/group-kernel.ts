@@ -213,27 +213,16 @@ export function groupEstimate(
     const digit = digitRadices(runtime.cardinalities, runtime.encoding);
     const size = q.reduce((product, a) => product * digit[a]!, 1);
     const linear = (cells: Float64Array) => answerTable(runtime.encoding, runtime.cardinalities, q, cells);
-    const positionsIn = (g: number) => q.map((a) => runtime.index.groups[g]!.indexOf(a));
-    if (options !== undefined) {
-      return groupInterval(
-        used.map((g) => ({
-          table: tables[g]!,
-          radices: runtime.radices[g]!,
-          positions: positionsIn(g),
-          reports: counts.groups[g]!.reports,
-          oracle: runtime.oracles[g]!,
-        })),
-        size,
-        counts.reports,
-        linearAnswer(plan.method, options, linear, post),
-      );
-    }
-    const mean = meanOfMarginals(used.length, size, (i) => ({
-      cells: tables[used[i]!]!,
-      radices: runtime.radices[used[i]!]!,
-      positions: positionsIn(used[i]!),
+    const groups = used.map((g) => ({
+      cells: tables[g]!,
+      radices: runtime.radices[g]!,
+      positions: q.map((a) => runtime.index.groups[g]!.indexOf(a)),
+      reports: counts.groups[g]!.reports,
+      oracle: runtime.oracles[g]!,
     }));
-    return finishAnswer(linear(mean), post);
+    if (options !== undefined)
+      return groupInterval(groups, size, counts.reports, linearAnswer(plan.method, options, linear, post));
+    return finishAnswer(linear(meanOfMarginals(groups.length, size, (i) => groups[i]!)), post);
   });
   return { plan, tables, emptyGroups, query };
 }
