@@ -539,6 +539,27 @@ export async function expectSharedStore(a: CollectorProcess, b: CollectorProcess
   return { round, load, aggregator: aggregator! };
 }
 
+/**
+ * `storage` with its calls intercepted, to make it fail on purpose: each method
+ * call (all are async) runs as `intercept(method, call)`, where `call()` runs the
+ * real one; `close` passes straight through.
+ */
+export function interceptedStorage(
+  storage: CollectorStorage,
+  intercept: (method: string, call: () => Promise<unknown>) => Promise<unknown>,
+): CollectorStorage {
+  return new Proxy(storage, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      const real = (...args: unknown[]) =>
+        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      if (key === "close") return real;
+      return (...args: unknown[]) => intercept(String(key), () => real(...args));
+    },
+  });
+}
+
 /** The storage's GROUP BY support counts of `round` are the in-process aggregator's, view for view. */
 export async function expectStoredCounts(
   storage: CollectorStorage,
