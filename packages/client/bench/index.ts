@@ -5,6 +5,7 @@
  * and the size of a reporter's stored state after a year of daily rounds (UUID round ids).
  * Prints a table; seeded, so sizes are reproducible (times are not).
  */
+import { perSecond, printTable } from "@calm-ldp/bench-support";
 import { seededRng } from "@calm-ldp/random";
 import { createReport } from "../src/create-report.js";
 import { createReporter } from "../src/create-reporter.js";
@@ -14,8 +15,7 @@ import { memoryStorage } from "../src/storage.js";
 import { wireKindPlans } from "../src/testing.js";
 
 const plans = wireKindPlans();
-const rows: string[][] = [["what", "plan", "count", "per second", "note"]];
-const rate = (count: number, ms: number) => Math.round((count / ms) * 1000).toLocaleString("en-US");
+const rows: string[][] = [];
 
 for (const name of ["grr", "oue"] as const) {
   const plan = plans[name]!;
@@ -29,7 +29,7 @@ for (const name of ["grr", "oue"] as const) {
     "createReport (wire report, new id)",
     name,
     String(count),
-    rate(count, performance.now() - t),
+    perSecond(count, performance.now() - t),
     "",
   ]);
 
@@ -45,7 +45,7 @@ for (const name of ["grr", "oue"] as const) {
     "reporter core (10 rounds per user)",
     name,
     String(count),
-    rate(count, performance.now() - t),
+    perSecond(count, performance.now() - t),
     "",
   ]);
 
@@ -56,7 +56,13 @@ for (const name of ["grr", "oue"] as const) {
     const view = reporterView(layered, null, undefined, rng);
     for (let r = 0; r < 10; r++) memoizedReport(layered, view, record, memo, rng);
   }
-  rows.push(["reporter core, instantEps 1", name, String(count), rate(count, performance.now() - t), ""]);
+  rows.push([
+    "reporter core, instantEps 1",
+    name,
+    String(count),
+    perSecond(count, performance.now() - t),
+    "",
+  ]);
 
   // One device, a year of daily rounds, every report acknowledged at once.
   const storage = memoryStorage();
@@ -70,10 +76,9 @@ for (const name of ["grr", "oue"] as const) {
     "createReporter.report (state written, sent)",
     name,
     String(count),
-    rate(count, performance.now() - t),
+    perSecond(count, performance.now() - t),
     `stored state after ${count} rounds: ${state.toLocaleString("en-US")} bytes`,
   ]);
 }
 
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  "));
+printTable(["what", "plan", "count", "per second", "note"], rows, { left: [0, 1, 4] });
