@@ -105,7 +105,7 @@ describeWith(server, "PostgreSQL: two collector processes share one database", (
       expect((await storage.counts(a)).perView).toEqual(perView);
       expect(await storage.supportCounts(a)).toEqual(support);
       const left = await probe.query(
-        `SELECT ((SELECT count(*) FROM calm_support_counts WHERE round_no = $1)
+        `SELECT ((SELECT count(*) FROM calm_support_views WHERE round_no = $1)
            + (SELECT count(*) FROM calm_support WHERE round_no = $1))::int AS n`,
         [a.no],
       );
