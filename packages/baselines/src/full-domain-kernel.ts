@@ -4,7 +4,12 @@ import {
   type FrequencyOracle,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import {
+  type ProtocolParameters,
+  perObject,
+  type RecordStore,
+  type ReportAggregator,
+} from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
@@ -21,7 +26,6 @@ import { groupInterval } from "./group-interval.js";
 import { type IntervalSynopsis, intervalQuery } from "./intervals.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkPlanInputs, checkRecord, checkStore, limitsOf, planBase, planCardinalities } from "./params.js";
-import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -36,7 +40,7 @@ export interface FullDomainRuntime {
 }
 
 /** @internal */
-export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perObject(
+export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = /* @__PURE__ */ perObject(
   (plan: FullDomainPlan): FullDomainRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
@@ -229,7 +233,7 @@ export function fullDomainEstimate(
       return groupInterval(
         [
           {
-            table: full,
+            cells: full,
             radices: runtime.radices,
             positions: q,
             reports: counts.reports,

@@ -2,15 +2,11 @@ import { estimateCovariance } from "@calm-ldp/calm-core";
 import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
 import type { IntervalAnswer, IntervalTable } from "./analytic-interval.js";
 import { decodeCovariance, intervalOfAnswer, subtractPartitionTerm } from "./analytic-interval.js";
-import { marginalizeMixed } from "./marginalize.js";
+import { marginalizeMixed, type QueryInTable } from "./marginalize.js";
 
-/** One group used by a query. @internal */
-export interface UsedGroup {
-  /** The group's unbiased table (over its cells or codes). */
-  readonly table: Float64Array;
-  readonly radices: readonly number[];
-  /** The query's positions inside the group. */
-  readonly positions: readonly number[];
+/** One group used by a query: its unbiased table (over its cells or codes) holding the query, its reports and oracle. @internal */
+export interface UsedGroup extends QueryInTable {
+  readonly cells: Float64Array;
   readonly reports: number;
   readonly oracle: FrequencyOracle;
 }
@@ -38,9 +34,9 @@ export function groupInterval(
   const part = new Float64Array(size);
   const cov = new Float64Array(size * size);
   for (const group of used) {
-    marginalizeMixed(group.table, group.radices, group.positions, part);
+    marginalizeMixed(group.cells, group.radices, group.positions, part);
     for (let a = 0; a < size; a++) sum[a]! += part[a]! / u;
-    const fitted = group.table.map((x) => Math.max(0, x));
+    const fitted = group.cells.map((x) => Math.max(0, x));
     const mass = fitted.reduce((s, x) => s + x, 0);
     if (mass > 0) for (let i = 0; i < fitted.length; i++) fitted[i]! /= mass;
     else fitted.fill(1 / fitted.length);

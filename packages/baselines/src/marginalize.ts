@@ -45,19 +45,26 @@ export function marginalizeMixed(
 }
 
 /**
+ * @internal A table in mixed-radix order holding a query: `cells` over digits of
+ * `radices` (first most significant), the query's attributes at `positions` in it
+ * (ascending), as {@link marginalizeMixed} takes them.
+ */
+export interface QueryInTable {
+  readonly cells: ArrayLike<number>;
+  readonly radices: readonly number[];
+  readonly positions: readonly number[];
+}
+
+/**
  * @internal The mean of the marginals of several tables over the same query (the
  * answer of a method that holds one table per group of attributes): table i is
- * `tableOf(i)` over `radices` of its group, the query at `positions` in it.
- * `sum_i marginal_i / count` into a new array of `size` cells. O(sum of table cells).
+ * `tableOf(i)`. `sum_i marginal_i / count` into a new array of `size` cells.
+ * O(sum of table cells).
  */
 export function meanOfMarginals(
   count: number,
   size: number,
-  tableOf: (i: number) => {
-    readonly cells: ArrayLike<number>;
-    readonly radices: readonly number[];
-    readonly positions: readonly number[];
-  },
+  tableOf: (i: number) => QueryInTable,
 ): Float64Array {
   const sum = new Float64Array(size);
   const part = new Float64Array(size);

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import pg from "pg";
 import type {
   AcceptedReport,
@@ -17,7 +18,7 @@ const MIGRATION_LOCK = 0x63616c6d;
 /** Session advisory lock key: one collector at a time rebuilds the indexes after a drop. */
 const REINDEX_LOCK = 0x63616c6e;
 /** The indexes a drop of closed rounds' rows empties (their pages stay until rebuilt). */
-const DROPPED_INDEXES = ["calm_reports_pkey", "calm_support_round", "calm_support_counts_pkey"];
+const DROPPED_INDEXES = ["calm_reports_pkey", "calm_support_round", "calm_support_views_pkey"];
 /** SQLSTATEs worth retrying: serialization failure, deadlock detected. */
 const RETRYABLE = new Set(["40001", "40P01"]);
 const MAX_ATTEMPTS = 5;
@@ -28,24 +29,28 @@ const UNIQUE_VIOLATION = "23505";
 /** Groups stored the careful way after one met a stored id. */
 const CAREFUL_GROUPS = 16;
 
+/** The `DO UPDATE` of a view's counts row: add the new counts cell by cell. */
+const ADD_COUNTS =
+  "counts = ARRAY(SELECT a + b FROM unnest(calm_support_views.counts, excluded.counts) AS u(a, b))";
+
 /**
  * A group none of whose ids is stored yet, in one statement (its own
  * transaction): `$1..$3` (round, id, view) of each report, `$4` the group's
- * rounds, `$5..$8` the support counts (round, view, cell, count) to add in
- * (round, view, cell) order, `$9, $10` duplicates (round, count) within the
- * group. Closed rounds are skipped and returned. The ids go in sorted by (round,
- * id), so concurrent statements (also of other processes) take keys in one order;
- * a stored id fails the whole statement (unique_violation).
+ * rounds, `$5..$7` the support counts to add (round, view, the view's counts)
+ * in (round, view) order into writer slot `$8`, `$9, $10` duplicates (round,
+ * count) within the group. Closed rounds are skipped and returned. The ids go in
+ * sorted by (round, id), so concurrent statements (also of other processes)
+ * take keys in one order; a stored id fails the whole statement (unique_violation).
  */
 const FRESH_SQL = `WITH closed AS (
     SELECT coalesce(array_agg(round_no), '{}') AS nos FROM calm_round_state WHERE round_no = ANY($4::int[])),
   ins AS (INSERT INTO calm_reports (round_no, report_id, view)
     SELECT no, id, view FROM unnest($1::int[], $2::uuid[], $3::int[]) AS t(no, id, view)
     WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])) ORDER BY no, id),
-  support AS (INSERT INTO calm_support_counts (round_no, view, cell, count)
-    SELECT no, view, cell, n FROM unnest($5::int[], $6::int[], $7::int[], $8::bigint[]) AS t(no, view, cell, n)
+  support AS (INSERT INTO calm_support_views (round_no, view, slot, counts)
+    SELECT no, view, $8, counts::bigint[] FROM unnest($5::int[], $6::int[], $7::text[]) AS t(no, view, counts)
     WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
-    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_support_counts.count + excluded.count),
+    ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}),
   dup AS (INSERT INTO calm_counters (round_no, name, value)
     SELECT no, 'duplicates', n FROM unnest($9::int[], $10::bigint[]) AS t(no, n)
     WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
@@ -61,10 +66,11 @@ const SCHEMA = [
      PRIMARY KEY (round_no, report_id))`,
   "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS calm_support_round ON calm_support (round_no)",
-  // Support counts: one row per (round, view, cell), each group commit adds its reports' support to it.
-  `CREATE TABLE IF NOT EXISTS calm_support_counts (
-     round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
-     PRIMARY KEY (round_no, view, cell))`,
+  // Support counts: one row per (round, view, writer slot): the counts of the view's cells, which
+  // each group commit adds to (a slot per storage instance, so collector processes do not wait on one row).
+  `CREATE TABLE IF NOT EXISTS calm_support_views (
+     round_no INTEGER NOT NULL, view INTEGER NOT NULL, slot INTEGER NOT NULL, counts BIGINT[] NOT NULL,
+     PRIMARY KEY (round_no, view, slot))`,
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
   `CREATE TABLE IF NOT EXISTS calm_round_state (
@@ -77,7 +83,8 @@ const SCHEMA = [
 /** Support counts per (view, cell) of a round (`$1`): stored rows plus dropped rows' counts. */
 const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
     SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
-    UNION ALL SELECT view, cell, count FROM calm_support_counts WHERE round_no = $1
+    UNION ALL SELECT view, (u.i - 1)::int, u.n FROM calm_support_views, unnest(counts) WITH ORDINALITY AS u(n, i)
+      WHERE round_no = $1
     UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
   ) AS t GROUP BY view, cell`;
 /**
@@ -92,8 +99,10 @@ const COMPACT_SQL = [
   `WITH gone AS (DELETE FROM calm_support WHERE round_no = $1 RETURNING view, cell)
    INSERT INTO calm_closed_counts SELECT $1, view, cell, count(*) FROM gone GROUP BY view, cell
    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
-  `WITH gone AS (DELETE FROM calm_support_counts WHERE round_no = $1 RETURNING view, cell, count)
-   INSERT INTO calm_closed_counts SELECT $1, view, cell, sum(count) FROM gone GROUP BY view, cell
+  `WITH gone AS (DELETE FROM calm_support_views WHERE round_no = $1 RETURNING view, counts)
+   INSERT INTO calm_closed_counts
+   SELECT $1, view, (u.i - 1)::int, sum(u.n) FROM gone, unnest(gone.counts) WITH ORDINALITY AS u(n, i)
+   GROUP BY view, u.i HAVING sum(u.n) <> 0
    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
 ];
 
@@ -189,6 +198,8 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   #reindexDue = false;
   /** Groups left to store the careful way (`#storeChecked`) since one met a stored id. */
   #carefulGroups = 0;
+  /** This storage's row of each view's support counts (random: other processes have their own). */
+  readonly #slot = randomInt(0, 2 ** 31 - 1);
 
   constructor(pool: pg.Pool) {
     super();
@@ -272,8 +283,8 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       intArray([...seen.keys()]),
       intArray(support.rounds),
       intArray(support.views),
-      intArray(support.cells),
-      intArray(support.amounts),
+      support.counts,
+      this.#slot,
       intArray([...duplicates.keys()]),
       intArray([...duplicates.values()]),
     ];
@@ -337,13 +348,13 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       const storedEntries = ordered.filter((entry) => fresh.has(`${entry.round}/${entry.report.id}`));
       for (const entry of storedEntries) stored[entry.job]!++;
       const support = supportTallies(jobs, storedEntries);
-      if (support.cells.length > 0) {
+      if (support.views.length > 0) {
         // In (round, view, cell) order, so concurrent transactions lock the counts rows in one order.
         await client.query(
-          `INSERT INTO calm_support_counts (round_no, view, cell, count)
-           SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::bigint[])
-           ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_support_counts.count + excluded.count`,
-          [support.rounds, support.views, support.cells, support.amounts],
+          `INSERT INTO calm_support_views (round_no, view, slot, counts)
+           SELECT no, view, $4, counts::bigint[] FROM unnest($1::int[], $2::int[], $3::text[]) AS t(no, view, counts)
+           ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}`,
+          [intArray(support.rounds), intArray(support.views), support.counts, this.#slot],
         );
       }
       const duplicates = new Map<number, number>();
@@ -444,7 +455,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
         const leftovers = await client.query({
           text: `SELECT i.indexrelid::regclass::text FROM pg_index i
                  WHERE NOT i.indisvalid
-                   AND i.indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass, 'calm_support_counts'::regclass)`,
+                   AND i.indrelid IN ('calm_reports'::regclass, 'calm_support'::regclass, 'calm_support_views'::regclass)`,
           rowMode: "array",
         });
         for (const [name] of leftovers.rows) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
@@ -522,53 +533,44 @@ async function addCounter(client: pg.PoolClient, round: number, name: string, am
 type Entry = { job: number; round: number; report: AcceptedReport };
 
 /**
- * The support counts that `entries` (of `jobs`' rounds) add, as parallel arrays
- * of (round, view, cell, count) in (round, view, cell) order, zero counts left
- * out: one flat array of counters per round. O(entries x cells + cells of the plans).
+ * The support counts that `entries` (of `jobs`' rounds) add, per (round, view)
+ * the view has a report in, in (round, view) order: parallel arrays of rounds and
+ * views, and `counts` a PostgreSQL literal of a text array whose elements are the
+ * views' count arrays (cell order). O(entries x cells + cells of the plans).
  */
 function supportTallies(
   jobs: readonly StoreJob[],
   entries: readonly Entry[],
-): { rounds: number[]; views: number[]; cells: number[]; amounts: number[] } {
-  const tallies = new Map<number, { round: StoredRound; offsets: number[]; counts: Float64Array }>();
-  let last: { round: StoredRound; offsets: number[]; counts: Float64Array } | undefined;
+): { rounds: number[]; views: number[]; counts: string } {
+  type Tally = { round: StoredRound; views: Float64Array[] };
+  const tallies = new Map<number, Tally>();
+  let last: Tally | undefined;
   for (const entry of entries) {
     let tally = last?.round.no === entry.round ? last : tallies.get(entry.round);
     if (tally === undefined) {
       const round = jobs[entry.job]!.round;
-      const offsets: number[] = [];
-      let total = 0;
-      for (const view of round.plan.views) {
-        offsets.push(total);
-        total += view.cells;
-      }
-      tally = { round, offsets, counts: new Float64Array(total) };
+      tally = { round, views: round.plan.views.map(() => new Float64Array(0)) };
       tallies.set(entry.round, tally);
     }
     last = tally;
-    const base = tally.offsets[entry.report.view]!;
-    for (const cell of entry.report.cells) tally.counts[base + cell]!++;
+    let counts = tally.views[entry.report.view]!;
+    if (counts.length === 0)
+      counts = tally.views[entry.report.view] = new Float64Array(
+        tally.round.plan.views[entry.report.view]!.cells,
+      );
+    for (const cell of entry.report.cells) counts[cell]!++;
   }
-  const out = {
-    rounds: [] as number[],
-    views: [] as number[],
-    cells: [] as number[],
-    amounts: [] as number[],
-  };
-  for (const [no, tally] of [...tallies].sort((a, b) => a[0] - b[0])) {
-    tally.round.plan.views.forEach((view, v) => {
-      const base = tally.offsets[v]!;
-      for (let cell = 0; cell < view.cells; cell++) {
-        const amount = tally.counts[base + cell]!;
-        if (amount === 0) continue;
-        out.rounds.push(no);
-        out.views.push(v);
-        out.cells.push(cell);
-        out.amounts.push(amount);
-      }
+  const rounds: number[] = [];
+  const views: number[] = [];
+  const literals: string[] = [];
+  for (const [no, tally] of [...tallies].sort((a, b) => a[0] - b[0]))
+    tally.views.forEach((counts, v) => {
+      if (counts.length === 0) return;
+      rounds.push(no);
+      views.push(v);
+      literals.push(`"{${counts.join(",")}}"`);
     });
-  }
-  return out;
+  return { rounds, views, counts: `{${literals.join(",")}}` };
 }
 
 /** A PostgreSQL array literal of integers (sent as text: cheaper than the driver's per-element conversion). */

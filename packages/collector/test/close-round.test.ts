@@ -187,7 +187,7 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
               [
                 "SELECT count(*)::int AS n FROM calm_reports WHERE round_no = $1",
                 `SELECT ((SELECT count(*) FROM calm_support WHERE round_no = $1)
-                   + (SELECT coalesce(sum(count), 0) FROM calm_support_counts WHERE round_no = $1))::int AS n`,
+                   + (SELECT coalesce(sum(n), 0) FROM calm_support_views, unnest(counts) AS n WHERE round_no = $1))::int AS n`,
               ].map(async (sql) => (await probe.query(sql, [no])).rows[0].n as number),
             );
             return { reports: reports!, support: support! };

@@ -309,8 +309,8 @@ function cheapDesign(v: number, k: number, t: number): Found {
 
 /**
  * A non-optimal design of `size` blocks whose blocks `build` makes only when asked
- * (normalised; {@link DesignTooLargeError} above 2^18 blocks, `SEARCH_LIMITS.maxBlocks`). O(1); the blocks cost
- * what `build` costs.
+ * (normalised; {@link DesignTooLargeError} above `SEARCH_LIMITS.maxBlocks` = 2^18
+ * blocks). O(1); the blocks cost what `build` costs.
  */
 function builtOnDemand(
   v: number,

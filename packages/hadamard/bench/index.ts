@@ -4,7 +4,7 @@
  * runs (the figure to reach: 2^20 doubles in <= 30 ms), and rank/unrank and
  * marginal-from-coefficients rates. Every result feeds a checksum that is printed.
  */
-import { latency, nsPer, printTable } from "@calm-ldp/bench-support";
+import { nsPer, printTable, printThroughput } from "@calm-ldp/bench-support";
 import { Bench } from "tinybench";
 import { createCoefficientIndex, fwht, marginalFromRankedCoefficients } from "../src/index.js";
 
@@ -62,11 +62,5 @@ bench
   });
 await bench.run();
 console.log();
-printTable(
-  ["task", "ms/op", "ns/item"],
-  bench.tasks.map((task) => {
-    const { mean } = latency(task);
-    return [task.name, mean.toFixed(4), nsPer(mean, task.name.includes("4096") ? 4096 : 100, 1)];
-  }),
-);
+printThroughput(bench.tasks, (name) => (name.includes("4096") ? 4096 : 100));
 console.log(`(checksum ${sink})`);

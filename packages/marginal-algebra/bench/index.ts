@@ -3,7 +3,7 @@
  * Prints ms per operation and items (records or cells) per second for contingency
  * tables, projection, consistency, non-negativity and the alternating loop.
  */
-import { latency, nsPer, perSecond, printTable } from "@calm-ldp/bench-support";
+import { printThroughput } from "@calm-ldp/bench-support";
 import { seededRng } from "@calm-ldp/random";
 import { Bench } from "tinybench";
 import {
@@ -128,14 +128,7 @@ const items: Record<string, number> = {
 
 await bench.run();
 console.log("(items: records or cells)");
-printTable(
-  ["task", "ms/op", "items/s", "ns/item"],
-  bench.tasks.map((task) => {
-    const { mean } = latency(task);
-    const n = items[task.name]!;
-    return [task.name, mean.toFixed(3), perSecond(n, mean), nsPer(mean, n)];
-  }),
-);
+printThroughput(bench.tasks, (name) => items[name]!);
 const wide = postProcessViews(wideViews, { method: "norm-sub" });
 const narrow = postProcessViews(pairViews, { method: "norm-sub" });
 console.log(

@@ -2,7 +2,7 @@
  * Throughput of the random sources and samplers. Run: `npx tsx bench/index.ts`.
  * Prints words/s for bulk fills, single-draw rates and binomial draws/s.
  */
-import { latency, nsPer, perSecond, printTable } from "@calm-ldp/bench-support";
+import { printThroughput } from "@calm-ldp/bench-support";
 import { Bench } from "tinybench";
 import { binomial, createBernoulli, cryptoRng, seededRng, uniformIntSampler } from "../src/index.js";
 
@@ -48,18 +48,9 @@ bench
   });
 
 await bench.run();
-/** Items per operation, read from the task name's " x <count>" suffix or its word count. */
-const itemsPer: Record<string, number> = {};
-for (const task of bench.tasks) {
-  const suffix = /x (1e\d)/.exec(task.name);
-  itemsPer[task.name] = suffix ? Number(suffix[1]) : WORDS;
-}
-printTable(
-  ["task", "ms/op", "items/s", "ns/item"],
-  bench.tasks.map((task) => {
-    const { mean } = latency(task);
-    const items = itemsPer[task.name]!;
-    return [task.name, mean.toFixed(3), perSecond(items, mean), nsPer(mean, items)];
-  }),
-);
+// Items per operation: the task name's " x <count>" suffix, or the words of a fill.
+printThroughput(bench.tasks, (name) => {
+  const suffix = /x (1e\d)/.exec(name);
+  return suffix ? Number(suffix[1]) : WORDS;
+});
 console.log(`(checksum ${sink >>> 0})`);
