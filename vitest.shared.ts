@@ -23,6 +23,11 @@ export function packageTestConfig(overrides: ViteUserConfig = {}) {
       // Generous: turbo runs every package's tests at once on a 2-core machine, and the
       // statistical tests (hundreds of seeded runs) take a minute or more under that load.
       testTimeout: 180_000,
+      // One worker process runs all of a package's test files in turn (vitest's default
+      // starts a fresh process per file, which re-imports the sources through vite: ~0.25 s
+      // of CPU per file, ~40 s over the suite). Tests restore what they mock or set
+      // (spies, process.env) and module-level state is caches only.
+      isolate: false,
       passWithNoTests: false,
       // Under CI, also write a JSON report that .ci/summarize-tests.mjs sums into one closing line.
       reporters: process.env.CI ? ["default", "json"] : ["default"],
