@@ -5,12 +5,11 @@ import { openDuckDbStorage } from "../src/duckdb.js";
 import { StorageError, startCollector } from "../src/index.js";
 import {
   call,
-  createRound,
+  createRoundFor,
   expectUnavailable,
   interceptedStorage,
   mixedRecords,
   reportsOf,
-  roundBody,
   suiteTempDir,
   TOKEN,
 } from "./support.js";
@@ -29,7 +28,7 @@ describe("storage unavailable: 503 storage-unavailable with Retry-After, then re
     const collector = await startCollector({ storage: flaky, adminToken: TOKEN, log: (l) => lines.push(l) });
     try {
       const records = mixedRecords(20, 3);
-      const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, 10_000));
+      const { round, plan } = await createRoundFor(collector.url, records, 10_000);
       const rng = seededRng(4);
       const batch = (from: number) => reportsOf(plan, records, from, 10, rng);
       const post = (reports: unknown[]) =>
