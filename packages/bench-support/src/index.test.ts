@@ -14,6 +14,13 @@ describe("bench-support", () => {
     ).toEqual(["task                 ms", "a long task name    1.5", "b                 12.25"]);
   });
 
+  it("left-aligns the text columns it is given", () => {
+    expect(formatTable(["what", "n", "note"], [["a", "10", "x"]], { left: [0, 2] })).toEqual([
+      "what   n  note",
+      "a     10  x",
+    ]);
+  });
+
   it("reads a tinybench task's latencies, NaN when it did not run", () => {
     expect(latency({ name: "x", result: { latency: { mean: 2, min: 1, p50: 1.5 } } })).toEqual({
       mean: 2,

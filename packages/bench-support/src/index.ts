@@ -34,19 +34,30 @@ export function runtime(): string {
   return `Node ${process.version}, ${process.platform}/${process.arch}`;
 }
 
+/** How {@link formatTable} aligns: `left`, the indices of the text columns (default [0]). */
+export interface TableOptions {
+  readonly left?: readonly number[];
+}
+
 /**
- * The lines of a table: `header` then `rows`, cells separated by two spaces, the
- * first column padded at the end and the others at the start to their widest cell.
- * O(cells).
+ * The lines of a table: `header` then `rows`, cells separated by two spaces, each
+ * column padded to its widest cell: at the end (left-aligned) for the columns in
+ * `options.left` (default: the first), at the start (right-aligned, numbers) for the
+ * others. O(cells).
  */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+export function formatTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions = {},
+): string[] {
+  const left = new Set(options.left ?? [0]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
   );
   const line = (row: readonly string[]) =>
     widths
       .map((width, column) =>
-        column === 0 ? (row[0] ?? "").padEnd(width) : (row[column] ?? "").padStart(width),
+        left.has(column) ? (row[column] ?? "").padEnd(width) : (row[column] ?? "").padStart(width),
       )
       .join("  ")
       .trimEnd();
@@ -54,8 +65,12 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 }
 
 /** Prints {@link formatTable}'s lines with console.log. */
-export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  for (const line of formatTable(header, rows)) console.log(line);
+export function printTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions = {},
+): void {
+  for (const line of formatTable(header, rows, options)) console.log(line);
 }
 
 /**

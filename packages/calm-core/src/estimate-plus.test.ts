@@ -127,8 +127,8 @@ describe("estimateCalmPlus", () => {
     const store = skewedChainStore(seededRng(43), n, stay, p1);
     const plan = planCalm({ schema: store.schema, n, eps: 1, k: 3 }, { l: 2 });
     const aggregator = simulateCalm(plan, store, seededRng(44));
-    const a = estimateCalmPlus(plan, aggregator, { interactionTarget: "maxent" }).views;
-    const b = estimateCalmPlus(plan, aggregator).views;
+    const a = estimateCalmPlus(plan, aggregator).views;
+    const b = estimateCalmPlus(plan, aggregator, { interactionTarget: "independence" }).views;
     a.forEach((view, v) => {
       view.cells.forEach((x, i) => {
         expect(x).toBe(b[v]!.cells[i]);

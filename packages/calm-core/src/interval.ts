@@ -211,8 +211,8 @@ interface OneWaySums {
  * factors (Cov(f^_V) = diag(s) - a a^T, {@link estimateCovariance}), its total and
  * the total's variance, per (view, attribute) slot the stride, cardinality and the
  * 1-way projection (z, s, a on that attribute), the views holding each attribute
- * pair, and per attribute and view size the sums of the 1-way projections.
- * Built once per list in O(sum of view cells * l) plus O(m l^2) for the pairs.
+ * (ascending), and per attribute and view size the sums of the 1-way projections.
+ * Built once per list in O(sum of view cells * l).
  */
 interface AnalyticIndex {
   cellStart: Int32Array;
@@ -231,8 +231,9 @@ interface AnalyticIndex {
   oneZ: Float64Array;
   oneDiag: Float64Array;
   oneRank: Float64Array;
-  /** Views holding attributes a < b, keyed a * attributeBound + b. */
-  pairs: Map<number, number[]>;
+  /** The views holding attribute a are holders[holderStart[a] .. holderStart[a + 1]), ascending. */
+  holderStart: Int32Array;
+  holders: Int32Array;
   attributeBound: number;
   /** Per view size: sum of the views' totals and of their variances. */
   bySize: Map<number, { total: number; totalVariance: number }>;
@@ -242,7 +243,7 @@ interface AnalyticIndex {
   attributeWeight: Float64Array;
   /** sum_V 1/|V| (W of the empty block). */
   weight: number;
-  /** Scratch: per view, the last query that met it (dedupes the pair lists). */
+  /** Scratch: per view, the last query that met it (dedupes the pairs' merges). */
   stamp: Int32Array;
   round: number;
   /** Scratch: per attribute, its position in the current query (-1 when absent). */
@@ -262,10 +263,12 @@ function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
   const slotStart = new Int32Array(m + 1);
   let attributeBound = 0;
   let slotValueCount = 0;
+  let widestView = 0;
   for (let v = 0; v < m; v++) {
     const view = views[v]!;
     cellStart[v + 1] = cellStart[v]! + view.raw.length;
     slotStart[v + 1] = slotStart[v]! + view.attributes.length;
+    widestView = Math.max(widestView, view.raw.length);
     for (let j = 0; j < view.attributes.length; j++) {
       attributeBound = Math.max(attributeBound, view.attributes[j]! + 1);
       slotValueCount += view.cardinalities[j]!;
@@ -273,126 +276,125 @@ function indexOf(views: readonly ViewNoiseInput[]): AnalyticIndex {
   }
   const cells = cellStart[m]!;
   const slots = slotStart[m]!;
-  const raw = new Float64Array(cells);
-  const diag = new Float64Array(cells);
-  const rank = new Float64Array(cells);
-  const size = new Int32Array(m);
-  const total = new Float64Array(m);
-  const totalVariance = new Float64Array(m);
-  const slotAttribute = new Int32Array(slots);
-  const slotStride = new Int32Array(slots);
-  const slotCard = new Int32Array(slots);
-  const slotValues = new Int32Array(slots);
-  const oneZ = new Float64Array(slotValueCount);
-  const oneDiag = new Float64Array(slotValueCount);
-  const oneRank = new Float64Array(slotValueCount);
-  const pairs = new Map<number, number[]>();
-  const bySize = new Map<number, { total: number; totalVariance: number }>();
-  const oneWay: OneWaySums[][] = Array.from({ length: attributeBound }, () => []);
-  const attributeWeight = new Float64Array(attributeBound);
-  let widestView = 0;
-  for (const view of views) widestView = Math.max(widestView, view.raw.length);
-  const fitted = new Float64Array(widestView);
-  let weight = 0;
-  let valueAt = 0;
-  for (let v = 0; v < m; v++) {
-    const view = views[v]!;
-    const start = cellStart[v]!;
-    const n = view.raw.length;
-    size[v] = n;
-    raw.set(view.raw, start);
-    // The plug-in: the released view clipped at 0 and normalised (uniform when nothing is left).
-    let mass = 0;
-    for (let u = 0; u < n; u++) {
-      const x = Math.max(view.released[u]!, 0);
-      fitted[u] = x;
-      mass += x;
-    }
-    if (mass > 0) for (let u = 0; u < n; u++) fitted[u]! /= mass;
-    else fitted.fill(1 / n, 0, n);
-    covarianceFactorsInto(fitted, n, view.reports, view.oracle, diag, rank, start);
-    let t = 0;
-    let s = 0;
-    let r = 0;
-    for (let u = start; u < start + n; u++) {
-      t += raw[u]!;
-      s += diag[u]!;
-      r += rank[u]!;
-    }
-    total[v] = t;
-    totalVariance[v] = s - r * r;
-    weight += 1 / n;
-    const sums = bySize.get(n);
-    if (sums) {
-      sums.total += t;
-      sums.totalVariance += totalVariance[v]!;
-    } else bySize.set(n, { total: t, totalVariance: totalVariance[v]! });
-    let stride = n;
-    const attributes = view.attributes;
-    for (let j = 0; j < attributes.length; j++) {
-      const slot = slotStart[v]! + j;
-      const a = attributes[j]!;
-      const c = view.cardinalities[j]!;
-      stride /= c;
-      slotAttribute[slot] = a;
-      slotStride[slot] = stride;
-      slotCard[slot] = c;
-      slotValues[slot] = valueAt;
-      for (let u = 0; u < n; u++) {
-        const x = valueAt + (Math.floor(u / stride) % c);
-        oneZ[x]! += raw[start + u]!;
-        oneDiag[x]! += diag[start + u]!;
-        oneRank[x]! += rank[start + u]!;
-      }
-      attributeWeight[a]! += 1 / n;
-      const list = oneWay[a]!;
-      let into = list.find((e) => e.size === n);
-      if (!into) {
-        into = { size: n, zc: new Float64Array(c + c * c), total: 0, totalVariance: 0 };
-        list.push(into);
-      }
-      addProjection(into.zc, 0, oneZ, valueAt, oneDiag, valueAt, oneRank, valueAt, c, 1);
-      into.total += t;
-      into.totalVariance += totalVariance[v]!;
-      valueAt += c;
-      for (let i = 0; i < j; i++) {
-        const key =
-          attributes[i]! < a ? attributes[i]! * attributeBound + a : a * attributeBound + attributes[i]!;
-        const holders = pairs.get(key);
-        if (holders) holders.push(v);
-        else pairs.set(key, [v]);
-      }
-    }
-  }
+  const holderStart = new Int32Array(attributeBound + 1);
+  for (const view of views) for (const a of view.attributes) holderStart[a + 1]!++;
+  for (let a = 0; a < attributeBound; a++) holderStart[a + 1]! += holderStart[a]!;
+  const holderNext = holderStart.slice(0, attributeBound);
   const index: AnalyticIndex = {
     cellStart,
-    raw,
-    diag,
-    rank,
-    size,
-    total,
-    totalVariance,
+    raw: new Float64Array(cells),
+    diag: new Float64Array(cells),
+    rank: new Float64Array(cells),
+    size: new Int32Array(m),
+    total: new Float64Array(m),
+    totalVariance: new Float64Array(m),
     slotStart,
-    slotAttribute,
-    slotStride,
-    slotCard,
-    slotValues,
-    oneZ,
-    oneDiag,
-    oneRank,
-    pairs,
+    slotAttribute: new Int32Array(slots),
+    slotStride: new Int32Array(slots),
+    slotCard: new Int32Array(slots),
+    slotValues: new Int32Array(slots),
+    oneZ: new Float64Array(slotValueCount),
+    oneDiag: new Float64Array(slotValueCount),
+    oneRank: new Float64Array(slotValueCount),
+    holderStart,
+    holders: new Int32Array(slots),
     attributeBound,
-    bySize,
-    oneWay,
-    attributeWeight,
-    weight,
+    bySize: new Map(),
+    oneWay: Array.from({ length: attributeBound }, () => []),
+    attributeWeight: new Float64Array(attributeBound),
+    weight: 0,
     stamp: new Int32Array(m),
     round: 0,
     positionOf: new Int32Array(attributeBound).fill(-1),
-    arena: new Float64Array(1024),
+    arena: new Float64Array(Math.max(1024, widestView)),
   };
+  // One call per view (a small hot function: optimised after a few views, not once per release).
+  let valueAt = 0;
+  for (let v = 0; v < m; v++) valueAt = indexView(index, views[v]!, v, valueAt, holderNext);
   indexes.set(views, index);
   return index;
+}
+
+/**
+ * Fills view v's part of `index` (its slots' 1-way projections from `valueAt` on,
+ * its place in the holder lists at `holderNext`) and adds it to the per-size and
+ * per-(attribute, size) sums; returns the
+ * next free 1-way position. Uses `index.arena` as scratch for the plug-in
+ * fractions. O(|V| l).
+ */
+function indexView(
+  index: AnalyticIndex,
+  view: ViewNoiseInput,
+  v: number,
+  valueAt: number,
+  holderNext: Int32Array,
+): number {
+  const { raw, diag, rank, oneZ, oneDiag, oneRank } = index;
+  const start = index.cellStart[v]!;
+  const n = view.raw.length;
+  index.size[v] = n;
+  const estimate = view.raw;
+  for (let u = 0; u < n; u++) raw[start + u] = estimate[u]!;
+  // The plug-in: the released view clipped at 0 and normalised (uniform when nothing is left).
+  const fitted = index.arena;
+  let mass = 0;
+  for (let u = 0; u < n; u++) {
+    const x = Math.max(view.released[u]!, 0);
+    fitted[u] = x;
+    mass += x;
+  }
+  if (mass > 0) for (let u = 0; u < n; u++) fitted[u]! /= mass;
+  else fitted.fill(1 / n, 0, n);
+  covarianceFactorsInto(fitted, n, view.reports, view.oracle, diag, rank, start);
+  let t = 0;
+  let s = 0;
+  let r = 0;
+  for (let u = start; u < start + n; u++) {
+    t += raw[u]!;
+    s += diag[u]!;
+    r += rank[u]!;
+  }
+  const variance = s - r * r;
+  index.total[v] = t;
+  index.totalVariance[v] = variance;
+  index.weight += 1 / n;
+  const sums = index.bySize.get(n);
+  if (sums) {
+    sums.total += t;
+    sums.totalVariance += variance;
+  } else index.bySize.set(n, { total: t, totalVariance: variance });
+  let stride = n;
+  const attributes = view.attributes;
+  for (let j = 0; j < attributes.length; j++) {
+    const slot = index.slotStart[v]! + j;
+    const a = attributes[j]!;
+    const c = view.cardinalities[j]!;
+    stride /= c;
+    index.slotAttribute[slot] = a;
+    index.slotStride[slot] = stride;
+    index.slotCard[slot] = c;
+    index.slotValues[slot] = valueAt;
+    for (let u = 0; u < n; u++) {
+      const x = valueAt + (((u / stride) | 0) % c);
+      oneZ[x]! += raw[start + u]!;
+      oneDiag[x]! += diag[start + u]!;
+      oneRank[x]! += rank[start + u]!;
+    }
+    index.attributeWeight[a]! += 1 / n;
+    const list = index.oneWay[a]!;
+    let into: OneWaySums | undefined;
+    for (const e of list) if (e.size === n) into = e;
+    if (!into) {
+      into = { size: n, zc: new Float64Array(c + c * c), total: 0, totalVariance: 0 };
+      list.push(into);
+    }
+    addProjection(into.zc, 0, oneZ, valueAt, oneDiag, valueAt, oneRank, valueAt, c, 1);
+    into.total += t;
+    into.totalVariance += variance;
+    valueAt += c;
+    index.holders[holderNext[a]!++] = v;
+  }
+  return valueAt;
 }
 
 /**
@@ -478,7 +480,7 @@ export interface AnalyticResult {
  * release, the index (O(sum_V |V| l), see `AnalyticIndex`: the views meeting A in
  * one attribute enter through per-(attribute, size) sums, those meeting it in none
  * through per-size totals); per query, O(|V| |B|) for each view sharing two or
- * more attributes with A (found through the index's pair lists), plus
+ * more attributes with A (merging the index's per-attribute holder lists), plus
  * O(g |A| |B| (|A| + |B|)) for g distinct (A∩V, |V|) groups, B = A∩V; no pass
  * over the reports.
  */
@@ -498,7 +500,7 @@ export function analyticAnswer(
   const round = ++index.round;
   // Views meeting the query in one attribute enter through the per-(attribute, size) sums of
   // the index; views meeting it in none through the per-size sums of their totals; only views
-  // meeting it in two or more attributes (found through the pair lists: few) are projected
+  // meeting it in two or more attributes (merges of the holder lists of its pairs: few) are projected
   // here, and taken out of the sums they were counted in.
   const weightOf = new Float64Array(1 << k);
   weightOf[0] = index.weight;
@@ -516,9 +518,24 @@ export function analyticAnswer(
       const a = query[p]!;
       const b = query[p2]!;
       if (a >= attributeBound || b >= attributeBound) continue;
-      const holders = index.pairs.get(a < b ? a * attributeBound + b : b * attributeBound + a);
-      if (!holders) continue;
-      for (const v of holders) {
+      // The views holding both: merge of the two ascending holder lists.
+      let i = index.holderStart[a]!;
+      const iEnd = index.holderStart[a + 1]!;
+      let j = index.holderStart[b]!;
+      const jEnd = index.holderStart[b + 1]!;
+      while (i < iEnd && j < jEnd) {
+        const v = index.holders[i]!;
+        const w = index.holders[j]!;
+        if (v < w) {
+          i++;
+          continue;
+        }
+        if (w < v) {
+          j++;
+          continue;
+        }
+        i++;
+        j++;
         if (stamp[v] === round) continue;
         stamp[v] = round;
         let mask = 0;

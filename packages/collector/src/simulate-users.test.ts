@@ -5,7 +5,7 @@ import { CannotRunError } from "@calm-ldp/errors";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { createRound, mixedRecords, roundBody, TOKEN, withTempDir } from "../test/support.js";
+import { createRoundFor, mixedRecords, TOKEN, withTempDir } from "../test/support.js";
 import { openDuckDbStorage } from "./duckdb-storage.js";
 import { InvalidParameterError } from "./errors.js";
 import { fetchRoundPlan, simulateUsers } from "./simulate-users.js";
@@ -100,7 +100,7 @@ describe("simulateUsers", () => {
       // Make a round on a first collector, stop it, then restart on the same file and port later.
       const file = `${dir}/plan-retry.duckdb`;
       const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
-      const { round: id, plan: created } = await createRound(first.url, roundBody(records, 1, 2, 5000));
+      const { round: id, plan: created } = await createRoundFor(first.url, records, 5000);
       await first.close();
       const fetching = fetchRoundPlan(first.url, id, { retryForMs: 30_000 });
       await new Promise((resolve) => setTimeout(resolve, 700));

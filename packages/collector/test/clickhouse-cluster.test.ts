@@ -11,9 +11,7 @@ import {
   startMixedLoad,
 } from "./support.js";
 
-const cluster = clickhouseCluster();
-
-describeWith(cluster, "ClickHouse: two collectors on a two-shard cluster", () => {
+describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard cluster", (cluster) => {
   const url = freshDatabase(cluster.url ?? "", "cluster");
   const processes = new CollectorProcesses();
   const spawn = (port = 0) => processes.spawn("clickhouse", url, port);

@@ -17,8 +17,6 @@ import {
   suiteTempDir,
 } from "./support.js";
 
-const cluster = clickhouseCluster();
-
 describe("ClickHouse URL", () => {
   it("lists one HTTP endpoint per shard, a database and a cluster; anything else is a typed error", () => {
     expect(parseClickHouseUrl("http://u:p%40ss@127.0.0.1:1,127.0.0.1:2/db_1?cluster=c")).toEqual({
@@ -49,7 +47,7 @@ describe("ClickHouse URL", () => {
   });
 });
 
-describeWith(cluster, "ClickHouse storage: the storage contract on two shards", () => {
+describeWith(clickhouseCluster(), "ClickHouse storage: the storage contract on two shards", (cluster) => {
   const url = suiteClickhouseDatabase(cluster.url ?? "", "contract");
   const dir = suiteTempDir();
 

@@ -8,7 +8,7 @@ import {
   type RunningCollector,
   startCollector,
 } from "../src/index.js";
-import { createRound, duckdbCollectors, mixedRecords, reportsOf, roundBody, TOKEN } from "./support.js";
+import { createRoundFor, duckdbCollectors, mixedRecords, reportsOf, roundBody, TOKEN } from "./support.js";
 
 const ALLOWED = "http://app.example.test:8080";
 const SECOND = "https://other-allowed.example.test";
@@ -51,7 +51,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
 
   beforeAll(async () => {
     ({ collector, storage } = await collectors.start("cors.duckdb", { allowOrigins: [ALLOWED, SECOND] }));
-    ({ round, plan } = await createRound(collector.url, roundBody(records, 1, 2, 1000)));
+    ({ round, plan } = await createRoundFor(collector.url, records, 1000));
     ({ collector: closedByDefault } = await collectors.start("default.duckdb"));
   });
 
@@ -182,7 +182,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
   });
 
   it("by default no origin is allowed", async () => {
-    const { round: other } = await createRound(closedByDefault.url, roundBody(records, 1, 2, 1000));
+    const { round: other } = await createRoundFor(closedByDefault.url, records, 1000);
     const pre = await preflight(closedByDefault.url, `/v1/rounds/${other}/reports`, ALLOWED, "POST");
     expectNoCors(pre, 403);
     const fetched = await fetch(`${closedByDefault.url}/v1/rounds/${other}/plan`, {

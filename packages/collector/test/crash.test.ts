@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
-import { type CollectorStorage, StorageError, startCollector } from "../src/index.js";
+import { StorageError, startCollector } from "../src/index.js";
 import {
   CollectorProcesses,
   expectStoredCounts,
+  interceptedStorage,
   startMixedLoad,
   storedReportIds,
   suiteTempDir,
@@ -61,25 +62,11 @@ describe("crash: kill -9 in the middle of a load", () => {
     const storage = await openDuckDbStorage(join(dir, "lost-answers.duckdb"));
     // Every third store commits, then fails as if the connection dropped before the answer.
     let stores = 0;
-    const lossy: CollectorStorage = {
-      backend: storage.backend,
-      createRound: (round) => storage.createRound(round),
-      findRound: (id) => storage.findRound(id),
-      storeReports: async (round, reports) => {
-        const result = await storage.storeReports(round, reports);
-        if (++stores % 3 === 0) throw new StorageError("answer lost after commit");
-        return result;
-      },
-      countRejected: (round, reason, reports) => storage.countRejected(round, reason, reports),
-      closeRound: (round, at) => storage.closeRound(round, at),
-      roundState: (round) => storage.roundState(round),
-      heldIds: (round) => storage.heldIds(round),
-      dropClosedIds: (closedBefore, at) => storage.dropClosedIds(closedBefore, at),
-      counts: (round) => storage.counts(round),
-      supportCounts: (round) => storage.supportCounts(round),
-      ping: () => storage.ping(),
-      close: () => storage.close(),
-    };
+    const lossy = interceptedStorage(storage, async (method, call) => {
+      const result = await call();
+      if (method === "storeReports" && ++stores % 3 === 0) throw new StorageError("answer lost after commit");
+      return result;
+    });
     const collector = await startCollector({ storage: lossy, adminToken: TOKEN });
     try {
       const n = 6000;

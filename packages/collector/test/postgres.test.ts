@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { planRound } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import {
@@ -8,32 +8,22 @@ import {
   describeWith,
   expectSharedStore,
   expectStoredCounts,
-  freshPostgresDatabase,
   mixedRecords,
   postgresServer,
   roundBody,
+  suitePostgresDatabase,
 } from "./support.js";
 
-const server = postgresServer();
-
-describeWith(server, "PostgreSQL: two collector processes share one database", () => {
-  let testUrl = "";
-  let database: Awaited<ReturnType<typeof freshPostgresDatabase>> | undefined;
+describeWith(postgresServer(), "PostgreSQL: two collector processes share one database", (server) => {
+  const database = suitePostgresDatabase(server.url ?? "", "two");
   const processes = new CollectorProcesses();
-  beforeAll(async () => {
-    database = await freshPostgresDatabase(server.url!, "two");
-    testUrl = database.url;
-  });
-  afterAll(async () => {
-    await processes.killAll("SIGTERM");
-    await database?.drop();
-  });
+  afterAll(() => processes.killAll("SIGTERM"));
 
   it.each([
     [1, "one writer: batches submitted together share one group (one transaction)"],
     [2, "two writers (the default): the two batches go to two concurrent groups, one meets the other's id"],
   ])("group commit, %i writer(s): an id in two batches is stored once (%s)", async (writers) => {
-    const storage = await openPostgresStorage(testUrl, { writers });
+    const storage = await openPostgresStorage(database.url, { writers });
     try {
       const records = mixedRecords(10, 1);
       const plan = planRound(roundBody(records, 1, 2, 10_000) as never);
@@ -71,12 +61,14 @@ describeWith(server, "PostgreSQL: two collector processes share one database", (
 
   it("refuses a writers count that is not an integer from 1 to the pool size", async () => {
     for (const writers of [0, 1.5, 9])
-      await expect(openPostgresStorage(testUrl, { writers })).rejects.toThrow(/writers must be an integer/);
+      await expect(openPostgresStorage(database.url, { writers })).rejects.toThrow(
+        /writers must be an integer/,
+      );
   });
 
   it("dropping a closed round's ids rebuilds the report key and support index (REINDEX CONCURRENTLY): their size falls, the key still de-duplicates", async () => {
-    const storage = await openPostgresStorage(testUrl);
-    const probe = new pg.Client({ connectionString: testUrl });
+    const storage = await openPostgresStorage(database.url);
+    const probe = new pg.Client({ connectionString: database.url });
     await probe.connect();
     try {
       const sizes = async () =>
@@ -139,13 +131,13 @@ describeWith(server, "PostgreSQL: two collector processes share one database", (
   it("100,000 users through two processes writing concurrently: counted once each, marginals exact", async () => {
     // Both processes start at once: the schema is created once (advisory lock).
     const [a, b] = await Promise.all([
-      processes.spawn("postgres", testUrl),
-      processes.spawn("postgres", testUrl),
+      processes.spawn("postgres", database.url),
+      processes.spawn("postgres", database.url),
     ]);
     // The round made through A is served by B from the shared database; the batches sent
     // again to both at once race in two transactions; counted once, marginals exact on both.
     const { round, aggregator } = await expectSharedStore(a, b, 100_000, 11);
-    const storage = await openPostgresStorage(testUrl);
+    const storage = await openPostgresStorage(database.url);
     await expectStoredCounts(storage, round, aggregator);
     await storage.close();
   });

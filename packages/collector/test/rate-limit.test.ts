@@ -3,15 +3,7 @@ import { seededRng } from "@calm-ldp/random";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type RunningCollector, startCollector } from "../src/index.js";
-import {
-  createRound,
-  duckdbCollectors,
-  mixedRecords,
-  reportsOf,
-  roundBody,
-  suiteTempDir,
-  TOKEN,
-} from "./support.js";
+import { createRoundFor, duckdbCollectors, mixedRecords, reportsOf, suiteTempDir, TOKEN } from "./support.js";
 
 const ORIGIN = "http://page.example.test";
 
@@ -30,7 +22,7 @@ describe("rate limit per client address", () => {
   });
 
   it("answers 429 rate-limited with Retry-After beyond the burst, counts it, stores nothing of it, and recovers", async () => {
-    const { round, plan } = await createRound(limited.url, roundBody(records, 1, 2, 1000)); // 1 token
+    const { round, plan } = await createRoundFor(limited.url, records, 1000); // 1 token
     const rng = seededRng(10);
     const batch = (from: number) =>
       JSON.stringify({
@@ -87,7 +79,7 @@ describe("rate limit per client address", () => {
   });
 
   it("is off by default: the same burst is served in full", async () => {
-    const { round: other } = await createRound(open.url, roundBody(records, 1, 2, 1000));
+    const { round: other } = await createRoundFor(open.url, records, 1000);
     const statuses = await Promise.all(
       Array.from({ length: 30 }, () => fetch(`${open.url}/v1/rounds/${other}/plan`).then((r) => r.status)),
     );

@@ -1,15 +1,15 @@
 import { join } from "node:path";
-import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
-import { type CollectorStorage, StorageError, startCollector } from "../src/index.js";
+import { StorageError, startCollector } from "../src/index.js";
 import {
   call,
-  createRound,
+  createRoundFor,
   expectUnavailable,
+  interceptedStorage,
   mixedRecords,
-  roundBody,
+  reportsOf,
   suiteTempDir,
   TOKEN,
 } from "./support.js";
@@ -21,31 +21,16 @@ describe("storage unavailable: 503 storage-unavailable with Retry-After, then re
     const storage = await openDuckDbStorage(join(dir, "flaky.duckdb"));
     let down = false;
     // Every call fails while `down`, as a database that went away would.
-    const flaky = new Proxy(storage, {
-      get(target, key) {
-        const value = Reflect.get(target, key);
-        if (typeof value !== "function") return value;
-        if (key === "close") return value.bind(target);
-        return (...args: unknown[]) =>
-          down
-            ? Promise.reject(new StorageError("connect ECONNREFUSED 127.0.0.1:5432"))
-            : (value as (...a: unknown[]) => unknown).apply(target, args);
-      },
-    }) as CollectorStorage;
+    const flaky = interceptedStorage(storage, (_method, call) =>
+      down ? Promise.reject(new StorageError("connect ECONNREFUSED 127.0.0.1:5432")) : call(),
+    );
     const lines: string[] = [];
     const collector = await startCollector({ storage: flaky, adminToken: TOKEN, log: (l) => lines.push(l) });
     try {
       const records = mixedRecords(20, 3);
-      const { round, plan } = await createRound(collector.url, roundBody(records, 1, 2, 10_000));
+      const { round, plan } = await createRoundFor(collector.url, records, 10_000);
       const rng = seededRng(4);
-      const batch = (from: number) =>
-        Array.from({ length: 10 }, (_, i) =>
-          createReport(
-            plan,
-            records.schema.attributes.map((_a, j) => records.columns[j]![from + i]!),
-            { rng },
-          ),
-        );
+      const batch = (from: number) => reportsOf(plan, records, from, 10, rng);
       const post = (reports: unknown[]) =>
         fetch(`${collector.url}/v1/rounds/${round}/reports`, {
           method: "POST",

@@ -9,7 +9,7 @@ import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/mar
 import { bernoulli, type Rng, seededRng, uniformInt } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
-import { afterAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { AcceptedReport, CollectorStorage, StoredRound } from "../src/api.js";
 import { decodeReport } from "../src/decode-report.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
@@ -77,13 +77,17 @@ export function databaseServers(suite: string): { postgres: TestService; clickho
 }
 
 /**
- * `describe(title, body)` for a suite that needs `service`: when the service
- * cannot be installed here (never under CI, see {@link ciService}) the suite is
- * skipped, loudly.
+ * `describe(title, () => body(service))` for a suite that needs `service`: when
+ * the service cannot be installed here (never under CI, see {@link ciService})
+ * the suite is skipped, loudly.
  */
-export function describeWith(service: TestService, title: string, body: () => void): void {
+export function describeWith<S extends { readonly unavailable?: string }>(
+  service: S,
+  title: string,
+  body: (service: S) => void,
+): void {
   warnSkipped(`${title}: it cannot be installed here`, service.unavailable);
-  describe.skipIf(service.unavailable !== undefined)(title, body);
+  describe.skipIf(service.unavailable !== undefined)(title, () => body(service));
 }
 
 /**
@@ -130,6 +134,22 @@ export async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A fresh database on the PostgreSQL server at `serverUrl` for the enclosing
+ * describe block (see {@link freshPostgresDatabase}): its `url` is set before the
+ * block's tests run; dropped after them.
+ */
+export function suitePostgresDatabase(serverUrl: string, name: string): { readonly url: string } {
+  const suite = { url: "" };
+  let database: Awaited<ReturnType<typeof freshPostgresDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await freshPostgresDatabase(serverUrl, name);
+    suite.url = database.url;
+  });
+  afterAll(() => database?.drop());
+  return suite;
 }
 
 /** `body(url)` on a fresh database of the PostgreSQL server at `serverUrl` (see {@link freshPostgresDatabase}), dropped afterwards. */
@@ -251,6 +271,11 @@ export async function call(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Create a round for the schema of `records` (eps 1, k 2, `n` users) on the collector at `base`; returns its id and plan. */
+export function createRoundFor(base: string, records: RecordStore, n: number) {
+  return createRound(base, roundBody(records, 1, 2, n));
 }
 
 /** Create a round; returns its id and plan. */
@@ -380,7 +405,7 @@ export function duckdbCollectors() {
 /** A round for `n` users of {@link mixedRecords} (seeded), created on the collector at `url` (eps 1, k 2). */
 export async function mixedRound(url: string, n: number, seed: number) {
   const records = mixedRecords(n, seed);
-  const { round, plan } = await createRound(url, roundBody(records, 1, 2, n));
+  const { round, plan } = await createRoundFor(url, records, n);
   return { records, round, plan };
 }
 
@@ -537,6 +562,27 @@ export async function expectSharedStore(a: CollectorProcess, b: CollectorProcess
   });
   expect(status).toMatchObject({ accepted: n, duplicates: raced, rejected: {} });
   return { round, load, aggregator: aggregator! };
+}
+
+/**
+ * `storage` with its calls intercepted, to make it fail on purpose: each method
+ * call (all are async) runs as `intercept(method, call)`, where `call()` runs the
+ * real one; `close` passes straight through.
+ */
+export function interceptedStorage(
+  storage: CollectorStorage,
+  intercept: (method: string, call: () => Promise<unknown>) => Promise<unknown>,
+): CollectorStorage {
+  return new Proxy(storage, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      const real = (...args: unknown[]) =>
+        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      if (key === "close") return real;
+      return (...args: unknown[]) => intercept(String(key), () => real(...args));
+    },
+  });
 }
 
 /** The storage's GROUP BY support counts of `round` are the in-process aggregator's, view for view. */

@@ -6,6 +6,7 @@
  * machine is shared), the size over the Schönheim bound and how it was obtained;
  * then the cost of a cached call and of `verify`. Results feed a printed checksum.
  */
+import { printTable } from "@calm-ldp/bench-support";
 import {
   clearCoveringDesignCache,
   coverDesignSize,
@@ -33,14 +34,7 @@ const cases: [number, number, number][] = [
 ];
 let checksum = 0;
 console.log("cold coverDesignSize, default options (best of 3, caches cleared before each run)");
-console.log(
-  "(v,k,t)".padEnd(12),
-  "size".padStart(8),
-  "bound".padStart(8),
-  "ratio".padStart(6),
-  "best ms".padStart(9),
-  "  construction",
-);
+const rows: string[][] = [];
 for (const [v, k, t] of cases) {
   let best = Number.POSITIVE_INFINITY;
   let size = 0;
@@ -53,15 +47,16 @@ for (const [v, k, t] of cases) {
   checksum += size;
   const detail = size <= 2 ** 18 ? describeCoveringDesign(v, k, t) : undefined;
   const bound = detail?.lowerBound ?? Number.NaN;
-  console.log(
-    `(${v},${k},${t})`.padEnd(12),
-    String(size).padStart(8),
-    String(bound).padStart(8),
-    (size / bound).toFixed(2).padStart(6),
-    best.toFixed(0).padStart(9),
-    ` ${detail?.construction.slice(0, 90) ?? ""}`,
-  );
+  rows.push([
+    `(${v},${k},${t})`,
+    String(size),
+    String(bound),
+    (size / bound).toFixed(2),
+    best.toFixed(0),
+    detail?.construction.slice(0, 90) ?? "",
+  ]);
 }
+printTable(["(v,k,t)", "size", "bound", "ratio", "best ms", "construction"], rows, { left: [0, 5] });
 
 const calls = 1_000_000;
 let start = performance.now();
