@@ -4,12 +4,8 @@ import {
   type FrequencyOracle,
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
-import {
-  type ProtocolParameters,
-  perObject,
-  type RecordStore,
-  type ReportAggregator,
-} from "@calm-ldp/marginal-algebra";
+import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import { partition, type Rng, uniformInt } from "@calm-ldp/random";
 import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";

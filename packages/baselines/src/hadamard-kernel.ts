@@ -1,11 +1,11 @@
 import { marginalFromCoefficients, parity32 } from "@calm-ldp/hadamard";
-import {
-  type MarginalTable,
-  type ProtocolParameters,
-  perObject,
-  type RecordStore,
-  type ReportAggregator,
+import type {
+  MarginalTable,
+  ProtocolParameters,
+  RecordStore,
+  ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
 import {
   type IntervalAnswer,

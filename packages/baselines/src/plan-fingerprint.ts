@@ -1,4 +1,5 @@
-import { type ProtocolPlan, perObject } from "@calm-ldp/marginal-algebra";
+import type { ProtocolPlan } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import { checkAnswers } from "./answers.js";
 import type { AnswerPostProcessing } from "./api.js";
 import { InvalidParameterError } from "./errors.js";

@@ -5,13 +5,13 @@ import {
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
 import { fwht, parity32 } from "@calm-ldp/hadamard";
-import {
-  type MarginalTable,
-  type ProtocolParameters,
-  perObject,
-  type RecordStore,
-  type ReportAggregator,
+import type {
+  MarginalTable,
+  ProtocolParameters,
+  RecordStore,
+  ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import {
   type BernoulliSampler,
   createBernoulli,
