@@ -3,6 +3,7 @@ import {
   encodeRecord,
   encodeStore,
   type ProtocolParameters,
+  perObject,
   type RecordStore,
   type ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
@@ -20,9 +21,9 @@ import {
   planBase,
   planCardinalities,
 } from "./params.js";
-import { perObject, sharedPerDomain } from "./plan-cache.js";
 import { checkAggregator, checkMergeable } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
+import { sharedPerDomain } from "./shared-per-domain.js";
 
 /** @internal Run-time facts of an attribute plan. */
 interface AttributeRuntime {
@@ -35,7 +36,7 @@ interface AttributeRuntime {
   readonly encoding: EncodingRuntime | null;
 }
 
-const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = perObject(
+const attributeRuntime: (plan: AttributePlan) => AttributeRuntime = /* @__PURE__ */ perObject(
   (plan: AttributePlan): AttributeRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.method === "inpem" ? encodingRuntime(plan.schema) : null;

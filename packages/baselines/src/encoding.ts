@@ -5,10 +5,10 @@ import {
   decodeTable,
   encodedAttributes,
   type MarginalTable,
+  perObject,
   type RecordStore,
   type Schema,
 } from "@calm-ldp/marginal-algebra";
-import { perObject } from "./plan-cache.js";
 
 /**
  * @internal What the binary-encoded methods need about a schema's binary encoding
@@ -30,18 +30,20 @@ export interface EncodingRuntime {
 }
 
 /** @internal The encoding runtime of a schema, cached per schema object. O(total bits) the first time. */
-export const encodingRuntime: (schema: Schema) => EncodingRuntime = perObject((schema: Schema) => {
-  const encoding = binaryEncoding(schema);
-  const totalBits = encoding.schema.attributes.length;
-  return {
-    encoding,
-    cardinalities: schema.attributes.map((a) => a.labels.length),
-    bits: encoding.bits,
-    totalBits,
-    stride: Math.max(1, Math.ceil(totalBits / 32)),
-    shifts: encoding.bits.map((b, i) => totalBits - encoding.offsets[i]! - b),
-  };
-});
+export const encodingRuntime: (schema: Schema) => EncodingRuntime = /* @__PURE__ */ perObject(
+  (schema: Schema) => {
+    const encoding = binaryEncoding(schema);
+    const totalBits = encoding.schema.attributes.length;
+    return {
+      encoding,
+      cardinalities: schema.attributes.map((a) => a.labels.length),
+      bits: encoding.bits,
+      totalBits,
+      stride: Math.max(1, Math.ceil(totalBits / 32)),
+      shifts: encoding.bits.map((b, i) => totalBits - encoding.offsets[i]! - b),
+    };
+  },
+);
 
 /** @internal Write the bit words of one (validated) record into `out[offset .. offset + stride)`. O(total bits). */
 export function recordMask(

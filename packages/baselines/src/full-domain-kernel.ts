@@ -5,6 +5,7 @@ import {
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
 import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
@@ -21,7 +22,6 @@ import { groupInterval } from "./group-interval.js";
 import { type IntervalSynopsis, intervalQuery } from "./intervals.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkPlanInputs, checkRecord, checkStore, limitsOf, planBase, planCardinalities } from "./params.js";
-import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs, checkMergeable } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 
@@ -36,7 +36,7 @@ export interface FullDomainRuntime {
 }
 
 /** @internal */
-export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = perObject(
+export const fullDomainRuntime: (plan: FullDomainPlan) => FullDomainRuntime = /* @__PURE__ */ perObject(
   (plan: FullDomainPlan): FullDomainRuntime => {
     const cardinalities = planCardinalities(plan);
     const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);

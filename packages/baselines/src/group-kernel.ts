@@ -5,6 +5,7 @@ import {
   type OracleAggregator,
 } from "@calm-ldp/frequency-oracles";
 import type { ProtocolParameters, RecordStore, ReportAggregator } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import { partition, type Rng, uniformInt } from "@calm-ldp/random";
 import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
@@ -25,9 +26,9 @@ import {
   planCardinalities,
 } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
-import { perObject, sharedPerDomain } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
+import { sharedPerDomain } from "./shared-per-domain.js";
 
 /** @internal Run-time facts of a group plan, built once per plan object. */
 export interface GroupRuntime {
@@ -43,19 +44,21 @@ export interface GroupRuntime {
 }
 
 /** @internal */
-export const groupRuntime: (plan: GroupPlan) => GroupRuntime = perObject((plan: GroupPlan): GroupRuntime => {
-  const cardinalities = planCardinalities(plan);
-  const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
-  const digit = digitRadices(cardinalities, encoding);
-  const index = groupIndex(cardinalities.length, plan.k);
-  const radices = index.groups.map((group) => group.map((a) => digit[a]!));
-  const domains = radices.map((r) => r.reduce((product, c) => product * c, 1));
-  const oracles = sharedPerDomain(domains, (domain) => {
-    const name = plan.oracle === "adaptive" ? adaptiveMechanism(plan.eps, domain) : plan.oracle;
-    return createOracle(name, { eps: plan.eps, domain });
-  });
-  return { index, cardinalities, radices, domains, oracles, encoding };
-});
+export const groupRuntime: (plan: GroupPlan) => GroupRuntime = /* @__PURE__ */ perObject(
+  (plan: GroupPlan): GroupRuntime => {
+    const cardinalities = planCardinalities(plan);
+    const encoding = plan.bits === null ? null : encodingRuntime(plan.schema);
+    const digit = digitRadices(cardinalities, encoding);
+    const index = groupIndex(cardinalities.length, plan.k);
+    const radices = index.groups.map((group) => group.map((a) => digit[a]!));
+    const domains = radices.map((r) => r.reduce((product, c) => product * c, 1));
+    const oracles = sharedPerDomain(domains, (domain) => {
+      const name = plan.oracle === "adaptive" ? adaptiveMechanism(plan.eps, domain) : plan.oracle;
+      return createOracle(name, { eps: plan.eps, domain });
+    });
+    return { index, cardinalities, radices, domains, oracles, encoding };
+  },
+);
 
 /**
  * Plan a grouped method (../../../docs/algorithms.md#comparison-methods): users split uniformly into the

@@ -5,6 +5,7 @@ import type {
   RecordStore,
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import { type BernoulliSampler, binomialCoefficient, createBernoulli, type Rng } from "@calm-ldp/random";
 import {
   type IntervalAnswer,
@@ -35,7 +36,6 @@ import {
   isIndex,
   planBase,
 } from "./params.js";
-import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -56,7 +56,7 @@ export interface HadamardRuntime {
 }
 
 /** @internal */
-export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = perObject(
+export const hadamardRuntime: (plan: HadamardPlan) => HadamardRuntime = /* @__PURE__ */ perObject(
   (plan: HadamardPlan): HadamardRuntime => {
     let runtime: HadamardRuntime;
     const encoding = encodingRuntime(plan.schema);

@@ -1,15 +1,15 @@
 import type { ProtocolPlan } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import { checkAnswers } from "./answers.js";
 import type { AnswerPostProcessing } from "./api.js";
 import { InvalidParameterError } from "./errors.js";
-import { perObject } from "./plan-cache.js";
 
 /**
  * @internal Canonical text of a plan (its JSON), cached per plan object: two
  * aggregators merge only when their plans have the same text. O(plan size) once.
  */
-export const planFingerprint: (plan: ProtocolPlan) => string = perObject((plan: ProtocolPlan) =>
-  JSON.stringify(plan),
+export const planFingerprint: (plan: ProtocolPlan) => string = /* @__PURE__ */ perObject(
+  (plan: ProtocolPlan) => JSON.stringify(plan),
 );
 
 /** @internal `candidate` as an instance of `type` built for `plan` (same fingerprint); else InvalidParameterError with `wrongType` or `wrongPlan`. */

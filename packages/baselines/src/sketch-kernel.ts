@@ -11,6 +11,7 @@ import type {
   RecordStore,
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import {
   type BernoulliSampler,
   createBernoulli,
@@ -33,7 +34,6 @@ import { fail, malformed, tooLarge } from "./errors.js";
 import { marginalizeMixed } from "./marginalize.js";
 import { checkPlanInputs, checkQuery, checkRecord, checkStore, isIndex, planBase } from "./params.js";
 import { type PartBatches, PartitionedAggregator, sortByPart } from "./partitioned-aggregator.js";
-import { perObject } from "./plan-cache.js";
 import { checkEstimateInputs } from "./plan-fingerprint.js";
 import type { MethodFamily } from "./protocols/family.js";
 import { SignedTallyAggregator } from "./signed-tally.js";
@@ -53,20 +53,22 @@ interface SketchRuntime {
   readonly words: WordBuffer;
 }
 
-const sketchRuntime: (plan: SketchPlan) => SketchRuntime = perObject((plan: SketchPlan): SketchRuntime => {
-  const e = Math.exp(plan.eps);
-  const p = e / (1 + e);
-  const entries = plan.rows * (plan.width - 1);
-  return {
-    encoding: encodingRuntime(plan.schema),
-    sue: createSue({ eps: plan.eps, domain: plan.width }),
-    p,
-    keep: createBernoulli(p),
-    entries,
-    reject: rejectionOf(entries),
-    words: new WordBuffer(),
-  };
-});
+const sketchRuntime: (plan: SketchPlan) => SketchRuntime = /* @__PURE__ */ perObject(
+  (plan: SketchPlan): SketchRuntime => {
+    const e = Math.exp(plan.eps);
+    const p = e / (1 + e);
+    const entries = plan.rows * (plan.width - 1);
+    return {
+      encoding: encodingRuntime(plan.schema),
+      sue: createSue({ eps: plan.eps, domain: plan.width }),
+      p,
+      keep: createBernoulli(p),
+      entries,
+      reject: rejectionOf(entries),
+      words: new WordBuffer(),
+    };
+  },
+);
 
 /**
  * Plan a count-mean sketch over the full binary domain (Cormode et al. appendix

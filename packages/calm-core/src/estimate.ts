@@ -152,6 +152,7 @@ export function estimateCalm(
   const reportsPerView = aggregator.reportsPerView();
   // The population n of the release (reports counted when it was estimated).
   const population = reportsPerView.reduce((s, x) => s + x, 0);
+  const firstEmptyView = reportsPerView.indexOf(0);
   let noiseInputs: ViewNoiseInput[] | undefined;
   const analyticInputs = (): ViewNoiseInput[] => {
     noiseInputs ??= plan.views.map((view, i) => ({
@@ -185,7 +186,7 @@ export function estimateCalm(
       throw new CannotRunError(
         `${where}: intervals are not available for releases de-biased with instantEps (the composed noise has no variance model here)`,
       );
-    const empty = reportsPerView.indexOf(0);
+    const empty = firstEmptyView;
     if (empty >= 0)
       throw new CannotRunError(
         `${where}: view ${empty} has no reports, so its noise has no variance estimate and no interval is sound (wait for reports in every view)`,

@@ -54,5 +54,6 @@ export {
   createCalmPlusProtocol,
   createCalmProtocol,
 } from "./protocol.js";
+export { viewOracles } from "./runtime.js";
 export { type SimulateCalmOptions, type SimulationPath, simulateCalm } from "./simulate.js";
 export { type SelectViewsOptions, selectViews, type ViewSelection } from "./view-selection.js";

@@ -1,4 +1,5 @@
 import { createOracle, type FrequencyOracle } from "@calm-ldp/frequency-oracles";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import type { CalmPlan } from "./api.js";
 
 /** The oracles of a plan's views, built once per plan object. @internal */
@@ -10,14 +11,11 @@ export interface PlanRuntime {
   readonly fingerprint: string;
 }
 
-const cache = new WeakMap<CalmPlan, PlanRuntime>();
-
-/** The runtime of `plan`, cached per plan object. O(m) the first time. @internal */
-export function planRuntime(plan: CalmPlan): PlanRuntime {
-  let runtime = cache.get(plan);
-  if (!runtime) {
+/** The runtime of `plan`, cached per plan object (pure: unused, a bundler drops it). O(m) the first time. @internal */
+export const planRuntime: (plan: CalmPlan) => PlanRuntime = /* @__PURE__ */ perObject(
+  (plan: CalmPlan): PlanRuntime => {
     const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
-    runtime = {
+    return {
       oracles: plan.views.map((view) => createOracle(view.oracle, { eps: plan.eps, domain: view.cells })),
       viewCardinalities: plan.views.map((view) => view.attributes.map((a) => cardinalities[a]!)),
       fingerprint: JSON.stringify([
@@ -28,7 +26,15 @@ export function planRuntime(plan: CalmPlan): PlanRuntime {
         plan.views.map((v) => [v.attributes, v.oracle, v.cells]),
       ]),
     };
-    cache.set(plan, runtime);
-  }
-  return runtime;
+  },
+);
+
+/**
+ * The frequency oracle of every view of `plan` (registry `createOracle` with the
+ * plan's eps and the view's cell count), built once per plan object: the ones
+ * `calmReport`, the aggregator and the estimators use. They also validate reports
+ * on a server (their own `supports` check). O(m) the first time.
+ */
+export function viewOracles(plan: CalmPlan): readonly FrequencyOracle[] {
+  return planRuntime(plan).oracles;
 }

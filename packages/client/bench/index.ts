@@ -17,53 +17,58 @@ import { wireKindPlans } from "../src/testing.js";
 const plans = wireKindPlans();
 const rows: string[][] = [];
 
+/** Times `run` (`count` operations) and adds its row; `note` is read after the run. */
+async function measure(
+  what: string,
+  plan: string,
+  count: number,
+  run: () => unknown,
+  note: () => string = () => "",
+): Promise<void> {
+  const start = performance.now();
+  await run();
+  rows.push([what, plan, String(count), perSecond(count, performance.now() - start), note()]);
+}
+
 for (const name of ["grr", "oue"] as const) {
   const plan = plans[name]!;
   const rng = seededRng(1);
   const record = [1, 0, 1, 1, 0, 1];
 
-  let count = 200_000;
-  let t = performance.now();
-  for (let i = 0; i < count; i++) createReport(plan, record, { rng });
-  rows.push([
-    "createReport (wire report, new id)",
-    name,
-    String(count),
-    perSecond(count, performance.now() - t),
-    "",
-  ]);
+  await measure("createReport (wire report, new id)", name, 200_000, () => {
+    for (let i = 0; i < 200_000; i++) createReport(plan, record, { rng });
+  });
 
-  // The sampling core alone: `count` reports, 10 rounds per user (a fresh view and memo per user).
-  count = 1_000_000;
-  for (const [label, instantEps] of [
-    ["reporter core (10 rounds per user)", undefined],
-    ["reporter core, instantEps 1", 1],
+  // The persistent reporter's sampling core, 10 rounds per user, without and with the instantaneous layer.
+  for (const [what, core] of [
+    ["reporter core (10 rounds per user)", reporterCore(plan, undefined)],
+    ["reporter core, instantEps 1", reporterCore(plan, 1)],
   ] as const) {
-    const core = reporterCore(plan, instantEps);
-    t = performance.now();
-    for (let u = 0; u < count / 10; u++) {
-      const memo = {};
-      const view = reporterView(core, null, undefined, rng);
-      for (let r = 0; r < 10; r++) memoizedReport(core, view, record, memo, rng);
-    }
-    rows.push([label, name, String(count), perSecond(count, performance.now() - t), ""]);
+    await measure(what, name, 1_000_000, () => {
+      for (let u = 0; u < 100_000; u++) {
+        const memo = {};
+        const view = reporterView(core, null, undefined, rng);
+        for (let r = 0; r < 10; r++) memoizedReport(core, view, record, memo, rng);
+      }
+    });
   }
 
   // One device, a year of daily rounds, every report acknowledged at once.
   const storage = memoryStorage();
   const reporter = await createReporter({ plan, storage, maxEps: 10, rng, send: async () => ({}) });
-  count = 365;
-  t = performance.now();
-  // Round ids shaped as a collector's (UUIDs, 36 characters; seeded here).
-  for (let r = 0; r < count; r++) await reporter.report(record, { round: createReportId(rng) });
-  const state = [...storage.entries.values()][0]!.length;
-  rows.push([
+  await measure(
     "createReporter.report (state written, sent)",
     name,
-    String(count),
-    perSecond(count, performance.now() - t),
-    `stored state after ${count} rounds: ${state.toLocaleString("en-US")} bytes`,
-  ]);
+    365,
+    async () => {
+      // Round ids shaped as a collector's (UUIDs, 36 characters; seeded here).
+      for (let r = 0; r < 365; r++) await reporter.report(record, { round: createReportId(rng) });
+    },
+    () => {
+      const state = [...storage.entries.values()][0]!.length;
+      return `stored state after 365 rounds: ${state.toLocaleString("en-US")} bytes`;
+    },
+  );
 }
 
 printTable(["what", "plan", "count", "per second", "note"], rows, { left: [0, 1, 4] });

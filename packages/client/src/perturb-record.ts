@@ -5,6 +5,7 @@ import {
   createSueDevice,
   type DeviceOracle,
 } from "@calm-ldp/frequency-oracles";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import type { Rng } from "@calm-ldp/random";
 
 /**
@@ -19,14 +20,11 @@ export interface ClientRuntime {
   cardinalities: number[][];
 }
 
-const runtimes = new WeakMap<CalmPlan, ClientRuntime>();
-
-/** @internal */
-export function runtimeOf(plan: CalmPlan): ClientRuntime {
-  let runtime = runtimes.get(plan);
-  if (!runtime) {
+/** @internal (Pure: a bundle that never calls it drops it, and the oracles with it.) */
+export const runtimeOf: (plan: CalmPlan) => ClientRuntime = /* @__PURE__ */ perObject(
+  (plan: CalmPlan): ClientRuntime => {
     const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
-    runtime = {
+    return {
       oracles: plan.views.map((view) => {
         const factory = FACTORIES[view.oracle as keyof typeof FACTORIES];
         if (!factory)
@@ -37,10 +35,8 @@ export function runtimeOf(plan: CalmPlan): ClientRuntime {
       }),
       cardinalities: plan.views.map((view) => view.attributes.map((a) => cardinalities[a]!)),
     };
-    runtimes.set(plan, runtime);
-  }
-  return runtime;
-}
+  },
+);
 
 /**
  * CALM's client step (§4.1): calm-core's `calmReportWith`, the code `calmReport`

@@ -1,5 +1,7 @@
 // The main entry imports no database driver: the backends are the subpaths
 // `@calm-ldp/collector/duckdb`, `/postgres` and `/clickhouse` (see open-storage.ts).
+
+export { viewOracles } from "@calm-ldp/calm-core";
 export type {
   AcceptedReport,
   CollectorOptions,
@@ -30,7 +32,6 @@ export { GroupCommit } from "./group-commit.js";
 export { openStorage, type StorageLocation } from "./open-storage.js";
 export { queryAttributes } from "./query-attributes.js";
 export { parseRateLimit, type RateLimit, RateLimiter } from "./rate-limit.js";
-export { viewOracles } from "./round-runtime.js";
 export { createCollector } from "./server.js";
 export {
   type FetchRoundPlanOptions,

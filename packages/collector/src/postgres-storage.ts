@@ -8,7 +8,7 @@ import type {
   StoreResult,
   SupportCounts,
 } from "./api.js";
-import { RoundClosedError, StorageError } from "./errors.js";
+import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
 import { REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
@@ -112,27 +112,40 @@ export interface PostgresStorageOptions {
   readonly poolSize?: number;
   /** Time limit of opening one connection, in ms (default 5000); then the call fails with `StorageError`. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Group commits in flight at once, each on its own connection (default 2: one
+   * group's statement runs while the other's commit waits for the WAL flush;
+   * measured in the README). An integer from 1 to `poolSize`.
+   */
+  readonly writers?: number;
 }
 
 /**
  * PostgreSQL as collector storage, shared by any number of collector processes:
  * the schema is created once under an advisory lock; batches are stored with
- * group commit (`GroupCommit`: the batches that arrive while a transaction runs
- * share the next one), one transaction per group (`INSERT ... ON CONFLICT DO
- * NOTHING RETURNING` on the primary key (round, report id) decides which reports
- * are new, in id order so concurrent transactions, also of other processes, lock
- * in one order; their support rows follow), retried on deadlock/serialization
- * failure, committed with the server's default `synchronous_commit = on` before
- * any batch of the group resolves. Counting is `GROUP BY view` / `GROUP BY view,
- * cell` in SQL.
+ * group commit (`GroupCommit`, `writers` queues: the batches that arrive while a
+ * writer's transaction runs share its next one), one transaction per group (the
+ * primary key (round, report id) decides which reports are new, taken in id
+ * order so concurrent transactions, also of other processes, lock in one order;
+ * the support is added to per-view count arrays), retried on
+ * deadlock/serialization failure, committed with the server's default
+ * `synchronous_commit = on` before any batch of the group resolves. Counting is
+ * `GROUP BY view` / `GROUP BY view, cell` in SQL. `InvalidParameterError` for
+ * a `writers` that is not an integer from 1 to the pool size.
  */
 export async function openPostgresStorage(
   url: string,
   options: PostgresStorageOptions = {},
 ): Promise<CollectorStorage> {
+  const poolSize = options.poolSize ?? 8;
+  const writers = options.writers ?? Math.min(2, poolSize);
+  if (!Number.isInteger(writers) || writers < 1 || writers > poolSize)
+    throw new InvalidParameterError(
+      `openPostgresStorage: writers must be an integer from 1 to the pool size ${poolSize} (got ${writers})`,
+    );
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 8,
+    max: poolSize,
     // While the server is away, fail fast (HTTP 503) rather than queue requests.
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     keepAlive: true,
@@ -147,7 +160,7 @@ export async function openPostgresStorage(
     await pool.end().catch(() => undefined);
     throw new StorageError(`openPostgresStorage: cannot prepare the database: ${(error as Error).message}`);
   }
-  return new PostgresStorage(pool);
+  return new PostgresStorage(pool, writers);
 }
 
 /**
@@ -192,23 +205,27 @@ type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
 class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "postgres";
   readonly #pool: pg.Pool;
-  readonly #queue: GroupCommit<StoreJob, StoreResult | RoundClosedError>;
+  /** Group-commit queues, each with its own transaction at a time and its own counts slot. */
+  readonly #writers: { queue: GroupCommit<StoreJob, StoreResult | RoundClosedError>; waiting: number }[];
   #closed = false;
   /** Rows were dropped and the indexes are not rebuilt yet (a failed rebuild is retried at the next sweep). */
   #reindexDue = false;
   /** Groups left to store the careful way (`#storeChecked`) since one met a stored id. */
   #carefulGroups = 0;
-  /** This storage's row of each view's support counts (random: other processes have their own). */
-  readonly #slot = randomInt(0, 2 ** 31 - 1);
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, writers: number) {
     super();
     this.#pool = pool;
-    this.#queue = new GroupCommit(
-      (jobs) => this.#storeGroup(jobs),
-      (job) => job.reports.length,
-      MAX_GROUP_REPORTS,
-    );
+    // Each writer's row of each view's support counts: random, so other processes have their own.
+    const slot = randomInt(0, 2 ** 31 - 1 - writers);
+    this.#writers = Array.from({ length: writers }, (_, i) => ({
+      queue: new GroupCommit<StoreJob, StoreResult | RoundClosedError>(
+        (jobs) => this.#storeGroup(jobs, slot + i),
+        (job) => job.reports.length,
+        MAX_GROUP_REPORTS,
+      ),
+      waiting: 0,
+    }));
   }
 
   createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
@@ -233,7 +250,16 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
 
   async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
     if (this.#closed) throw new StorageError("PostgreSQL storage: closed");
-    const result = await this.#queue.submit({ round, reports });
+    // The writer with the fewest batches waiting (an idle one starts a group at once).
+    let writer = this.#writers[0]!;
+    for (const other of this.#writers) if (other.waiting < writer.waiting) writer = other;
+    writer.waiting++;
+    let result: StoreResult | RoundClosedError;
+    try {
+      result = await writer.queue.submit({ round, reports });
+    } finally {
+      writer.waiting--;
+    }
     if (result instanceof RoundClosedError) throw result;
     return result;
   }
@@ -252,7 +278,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
    * {@link CAREFUL_GROUPS} groups (a client retrying sends more). Resolves (every
    * batch of the group) after COMMIT. O(reports x cells) work in JavaScript.
    */
-  async #storeGroup(jobs: StoreJob[]): Promise<(StoreResult | RoundClosedError)[]> {
+  async #storeGroup(jobs: StoreJob[], slot: number): Promise<(StoreResult | RoundClosedError)[]> {
     const entries: Entry[] = [];
     const seen = new Map<number, Set<string>>();
     const kept = new Array<number>(jobs.length).fill(0);
@@ -268,7 +294,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     });
     if (this.#carefulGroups > 0) {
       this.#carefulGroups--;
-      return this.#storeChecked(jobs, entries);
+      return this.#storeChecked(jobs, entries, slot);
     }
     const duplicates = new Map<number, number>();
     jobs.forEach((job, j) => {
@@ -284,7 +310,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       intArray(support.rounds),
       intArray(support.views),
       support.counts,
-      this.#slot,
+      slot,
       intArray([...duplicates.keys()]),
       intArray([...duplicates.values()]),
     ];
@@ -294,7 +320,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
         this.#carefulGroups = CAREFUL_GROUPS;
-        return this.#storeChecked(jobs, entries);
+        return this.#storeChecked(jobs, entries, slot);
       }
       throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
     }
@@ -313,7 +339,11 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
    * statement that also skips closed rounds; the support counts of the new ones
    * follow; duplicates are counted per round. 3 + rounds statements, one WAL flush.
    */
-  #storeChecked(jobs: StoreJob[], entries: Entry[]): Promise<(StoreResult | RoundClosedError)[]> {
+  #storeChecked(
+    jobs: StoreJob[],
+    entries: Entry[],
+    slot: number,
+  ): Promise<(StoreResult | RoundClosedError)[]> {
     const ordered = [...entries].sort((a, b) =>
       a.round !== b.round
         ? a.round - b.round
@@ -354,7 +384,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
           `INSERT INTO calm_support_views (round_no, view, slot, counts)
            SELECT no, view, $4, counts::bigint[] FROM unnest($1::int[], $2::int[], $3::text[]) AS t(no, view, counts)
            ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}`,
-          [intArray(support.rounds), intArray(support.views), support.counts, this.#slot],
+          [intArray(support.rounds), intArray(support.views), support.counts, slot],
         );
       }
       const duplicates = new Map<number, number>();
@@ -490,7 +520,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#queue.idle();
+    for (const writer of this.#writers) await writer.queue.idle();
     await this.#pool.end();
   }
 

@@ -1,7 +1,6 @@
-import { CalmAggregator, type CalmPlan, calmReport } from "@calm-ldp/calm-core";
+import { CalmAggregator, type CalmPlan, calmReport, viewOracles } from "@calm-ldp/calm-core";
 import { seededRng } from "@calm-ldp/random";
 import type { SupportCounts } from "./api.js";
-import { viewOracles } from "./round-runtime.js";
 import { supportedCells } from "./supported-cells.js";
 
 /**

@@ -1,10 +1,9 @@
-import type { CalmPlan } from "@calm-ldp/calm-core";
+import { type CalmPlan, viewOracles } from "@calm-ldp/calm-core";
 import { type ReportBatchBody, WireFormatError } from "@calm-ldp/client";
 import { MalformedReportError } from "@calm-ldp/frequency-oracles";
 import type { AcceptedReport } from "./api.js";
 import { decodeReport } from "./decode-report.js";
 import { reject } from "./errors.js";
-import { viewOracles } from "./round-runtime.js";
 import { supportedCells } from "./supported-cells.js";
 
 /** The collector's reason for each wire problem (see `WireProblem` of @calm-ldp/client). */

@@ -19,22 +19,32 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
   const processes = new CollectorProcesses();
   afterAll(() => processes.killAll("SIGTERM"));
 
-  it("group commit: batches submitted together share one transaction; an id in two of them is stored once", async () => {
-    const storage = await openPostgresStorage(database.url);
+  it.each([
+    [1, "one writer: batches submitted together share one group (one transaction)"],
+    [2, "two writers (the default): the two batches go to two concurrent groups, one meets the other's id"],
+  ])("group commit, %i writer(s): an id in two batches is stored once (%s)", async (writers) => {
+    const storage = await openPostgresStorage(database.url, { writers });
     try {
       const records = mixedRecords(10, 1);
       const plan = planRound(roundBody(records, 1, 2, 10_000) as never);
-      const round = await storage.createRound(plan);
+      const round = await storage.createRound({
+        ...plan,
+        id: `00000000-0000-4000-8000-00000000000${writers}`,
+      });
       const report = (i: number) => acceptedReport(i, 0, [i % 2]);
-      // One tick: one group. Report 2 is in both batches, report 3 twice in the second.
+      // One tick. Report 2 is in both batches, report 3 twice in the second.
       const results = await Promise.all([
         storage.storeReports(round, [report(1), report(2)]),
         storage.storeReports(round, [report(2), report(3), report(3)]),
       ]);
-      expect(results).toEqual([
-        { stored: 2, duplicates: 0 },
-        { stored: 1, duplicates: 2 },
-      ]);
+      // Which batch stores report 2 first depends on the order of the two groups' commits (two writers).
+      expect(results.map((r) => r.stored + r.duplicates)).toEqual([2, 3]);
+      expect(results[0]!.stored + results[1]!.stored).toBe(3);
+      if (writers === 1)
+        expect(results).toEqual([
+          { stored: 2, duplicates: 0 },
+          { stored: 1, duplicates: 2 },
+        ]);
       // Again later (another group): all duplicates.
       expect(await storage.storeReports(round, [report(3), report(1)])).toEqual({
         stored: 0,
@@ -47,6 +57,13 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
     } finally {
       await storage.close();
     }
+  });
+
+  it("refuses a writers count that is not an integer from 1 to the pool size", async () => {
+    for (const writers of [0, 1.5, 9])
+      await expect(openPostgresStorage(database.url, { writers })).rejects.toThrow(
+        /writers must be an integer/,
+      );
   });
 
   it("dropping a closed round's ids rebuilds the report key and support index (REINDEX CONCURRENTLY): their size falls, the key still de-duplicates", async () => {

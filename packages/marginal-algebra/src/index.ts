@@ -15,6 +15,7 @@ export { l1, maxAbsError, meanAnswerErrors, sse, tvd } from "./metrics.js";
 export { DEFAULT_NON_NEGATIVITY, makeNonNegative } from "./non-negativity.js";
 export { normCut } from "./norm-cut.js";
 export { normSub, normSubCells } from "./norm-sub.js";
+export { perObject } from "./per-object.js";
 export { postProcessViews } from "./post-process.js";
 export { projectionMap } from "./projection-map.js";
 export { allQueries, randomQueries } from "./queries.js";
