@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from "vitest";
 import { parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
-import { dropDatabase, freshDatabase, onEveryShard, shard } from "./clickhouse-cluster.js";
+import { onEveryShard, shard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import {
   CollectorProcesses,
   call,
@@ -12,7 +12,8 @@ import {
 } from "./support.js";
 
 describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard cluster", (cluster) => {
-  const url = freshDatabase(cluster.url ?? "", "cluster");
+  // Dropped last (after hooks run in reverse order): after the hook below restarts shard 2.
+  const url = suiteClickhouseDatabase(cluster.url ?? "", "cluster");
   const processes = new CollectorProcesses();
   const spawn = (port = 0) => processes.spawn("clickhouse", url, port);
   /** The Distributed table seen from shard 1, tab-separated. */
@@ -30,7 +31,6 @@ describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard clu
   afterAll(async () => {
     await processes.killAll();
     shard("start", 2);
-    await dropDatabase(url);
   });
 
   it("100,000 users through two collectors: counted once each, marginals equal the in-process estimate cell for cell", async () => {
