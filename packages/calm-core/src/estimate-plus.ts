@@ -269,27 +269,21 @@ export function estimateCalmPlus(
     viewCoefficients.push(coefficients);
     return raw;
   });
+  // Pooling and shrinkage of every view's coefficients, given their variances (one or two passes).
+  const poolWith = (varianceOf: (view: number) => Float64Array) =>
+    poolAndShrink(pooled, plan, viewKeys, viewScales, viewCoefficients, shrinkage, shrinkOptions, varianceOf);
   // Pass 1: data-independent variances (cells taken uniform).
-  let orders = poolAndShrink(
-    pooled,
-    plan,
-    viewKeys,
-    viewScales,
-    viewCoefficients,
-    shrinkage,
-    shrinkOptions,
-    (v) => {
-      const oracle = runtime.oracles[v]!;
-      const value = coefficientVariance(
-        plan.views[v]!.oracle,
-        plan.views[v]!.cells,
-        aggregator.views[v]!.reports,
-        oracle.p,
-        oracle.q,
-      );
-      return new Float64Array(plan.views[v]!.cells).fill(value);
-    },
-  );
+  let orders = poolWith((v) => {
+    const oracle = runtime.oracles[v]!;
+    const value = coefficientVariance(
+      plan.views[v]!.oracle,
+      plan.views[v]!.cells,
+      aggregator.views[v]!.reports,
+      oracle.p,
+      oracle.q,
+    );
+    return new Float64Array(plan.views[v]!.cells).fill(value);
+  });
   let fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
   // The variances of every view's coefficients used by the last pass (for the joint fit).
   const lastVariances: Float64Array[] = plan.views.map((view, v) => {
@@ -305,34 +299,25 @@ export function estimateCalmPlus(
     // Pass 2: every coefficient's variance at the pass-1 fit of its view (clipped at 0,
     // renormalised): heteroscedastic weights for pooling and shrinkage.
     const fits = fittedViews;
-    orders = poolAndShrink(
-      pooled,
-      plan,
-      viewKeys,
-      viewScales,
-      viewCoefficients,
-      shrinkage,
-      shrinkOptions,
-      (v) => {
-        const oracle = runtime.oracles[v]!;
-        const f = Float64Array.from(fits[v]!.cells, (x) => Math.max(0, x));
-        const total = f.reduce((sum, x) => sum + x, 0);
-        for (let i = 0; i < f.length; i++) f[i] = total > 0 ? f[i]! / total : 1 / f.length;
-        const ofF = Float64Array.from(f);
-        interactionTransform(ofF, runtime.viewCardinalities[v]!, false);
-        const variances = coefficientVariances(
-          plan.views[v]!.oracle,
-          oracle.p,
-          oracle.q,
-          aggregator.views[v]!.reports,
-          f,
-          runtime.viewCardinalities[v]!,
-          ofF,
-        );
-        lastVariances[v] = variances;
-        return variances;
-      },
-    );
+    orders = poolWith((v) => {
+      const oracle = runtime.oracles[v]!;
+      const f = Float64Array.from(fits[v]!.cells, (x) => Math.max(0, x));
+      const total = f.reduce((sum, x) => sum + x, 0);
+      for (let i = 0; i < f.length; i++) f[i] = total > 0 ? f[i]! / total : 1 / f.length;
+      const ofF = Float64Array.from(f);
+      interactionTransform(ofF, runtime.viewCardinalities[v]!, false);
+      const variances = coefficientVariances(
+        plan.views[v]!.oracle,
+        oracle.p,
+        oracle.q,
+        aggregator.views[v]!.reports,
+        f,
+        runtime.viewCardinalities[v]!,
+        ofF,
+      );
+      lastVariances[v] = variances;
+      return variances;
+    });
     fittedViews = rebuildViews(plan, runtime.viewCardinalities, viewKeys, viewScales);
   }
   let joint: CalmPlusJointReport | undefined;
