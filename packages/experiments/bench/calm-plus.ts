@@ -32,8 +32,9 @@ const queries = Number(argument("queries", "50"));
 // entropy) and/or "-uniform" (data-independent coefficient variances, one pass)
 // and/or "-joint" (the joint graphical-model fit to the shrunk coefficients) or
 // "-jointraw" (the joint fit to the views' raw coefficients, plain Private-PGM), with
-// "-maxent": answers by max entropy over the model's views plus the prior pairs; "-maxt": orders >= 3
-// shrunk toward the max-entropy extension of their (r-1)-way marginals (option interactionTarget).
+// "-maxent": answers by max entropy over the model's views plus the prior pairs; "-prodt": orders >= 3
+// shrunk toward the product of the one-way marginals (interactionTarget "independence", the default
+// before session 4) instead of the max-entropy extension of their (r-1)-way marginals.
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
@@ -41,7 +42,7 @@ const variantOptions = (variant: string) => {
     shrinkage: shrinkage as CalmPlusShrinkage,
     unmeasuredPairs: flags.includes("indep") ? ("independence" as const) : ("prior" as const),
     variance: flags.includes("uniform") ? ("uniform" as const) : ("plugin" as const),
-    interactionTarget: flags.includes("maxt") ? ("maxent" as const) : ("independence" as const),
+    interactionTarget: flags.includes("prodt") ? ("independence" as const) : ("maxent" as const),
     estimator:
       flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
     joint: {
