@@ -1,3 +1,4 @@
+import { projectionMap } from "@calm-ldp/marginal-algebra";
 import { CannotRunError } from "./errors.js";
 
 /**
@@ -58,35 +59,18 @@ function cellsOf(attributes: readonly number[], cardinalities: readonly number[]
 
 /**
  * For every cell of the table over `big` (ascending), the index of its
- * sub-cell in the table over `small` (ascending, a subset of `big`). O(|big| cells).
+ * sub-cell in the table over `small` (ascending, a subset of `big`):
+ * marginal-algebra's `projectionMap`. O(|big| cells).
  */
 function subIndex(
   big: readonly number[],
   small: readonly number[],
   cardinalities: readonly number[],
-): Int32Array {
-  const size = cellsOf(big, cardinalities);
-  const out = new Int32Array(size);
-  const strides = big.map(() => 0);
-  let stride = 1;
-  for (let i = small.length - 1; i >= 0; i--) {
-    strides[big.indexOf(small[i]!)] = stride;
-    stride *= cardinalities[small[i]!]!;
-  }
-  const cards = big.map((a) => cardinalities[a]!);
-  const digits = new Array<number>(big.length).fill(0);
-  let index = 0;
-  for (let cell = 0; cell < size; cell++) {
-    out[cell] = index;
-    for (let i = big.length - 1; i >= 0; i--) {
-      digits[i]!++;
-      index += strides[i]!;
-      if (digits[i]! < cards[i]!) break;
-      index -= strides[i]! * cards[i]!;
-      digits[i] = 0;
-    }
-  }
-  return out;
+): Uint32Array {
+  return projectionMap(
+    big.map((a) => cardinalities[a]!),
+    small.map((a) => big.indexOf(a)),
+  );
 }
 
 function union(a: readonly number[], b: readonly number[]): number[] {
@@ -171,7 +155,7 @@ export function buildGraphicalModel(
   const separatorMaps = cliques.map((c, i) => subIndex(c, separators[i]!, cardinalities));
   // separatorInParent[i]: clique-cell of parent(i) -> cell of separator i.
   const separatorInParent = cliques.map((_, i) =>
-    parent[i]! >= 0 ? subIndex(cliques[parent[i]!]!, separators[i]!, cardinalities) : new Int32Array(0),
+    parent[i]! >= 0 ? subIndex(cliques[parent[i]!]!, separators[i]!, cardinalities) : new Uint32Array(0),
   );
   const viewCells = sortedViews.map((v) => cellsOf(v, cardinalities));
 
