@@ -1,20 +1,19 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
-import { StorageError, startCollector } from "../src/index.js";
+import { StorageError } from "../src/index.js";
 import {
   CollectorProcesses,
+  duckdbCollectors,
   expectStoredCounts,
   interceptedStorage,
   startMixedLoad,
   storedReportIds,
-  suiteTempDir,
-  TOKEN,
 } from "./support.js";
 
 describe("crash: kill -9 in the middle of a load", () => {
-  const dir = suiteTempDir();
-  const file = join(dir, "crash.duckdb");
+  const collectors = duckdbCollectors();
+  const file = join(collectors.dir, "crash.duckdb");
   const processes = new CollectorProcesses();
   afterAll(() => processes.killAll());
 
@@ -59,29 +58,26 @@ describe("crash: kill -9 in the middle of a load", () => {
   });
 
   it("a batch stored but never acknowledged (the answer lost) is acknowledged as duplicates on retry and counted once", async () => {
-    const storage = await openDuckDbStorage(join(dir, "lost-answers.duckdb"));
     // Every third store commits, then fails as if the connection dropped before the answer.
     let stores = 0;
-    const lossy = interceptedStorage(storage, async (method, call) => {
-      const result = await call();
-      if (method === "storeReports" && ++stores % 3 === 0) throw new StorageError("answer lost after commit");
-      return result;
+    const { collector } = await collectors.start("lost-answers.duckdb", {}, (storage) =>
+      interceptedStorage(storage, async (method, call) => {
+        const result = await call();
+        if (method === "storeReports" && ++stores % 3 === 0)
+          throw new StorageError("answer lost after commit");
+        return result;
+      }),
+    );
+    const n = 6000;
+    const { load } = await startMixedLoad(collector.url, n, 9, { concurrency: 4, batchSize: 50 });
+    const result = await load.done;
+    expect(result.retries).toBeGreaterThan(0);
+    expect(result.duplicates).toBeGreaterThan(0);
+    expect(result).toMatchObject({ users: n, acknowledged: n, unacknowledged: 0 });
+    const { status } = await load.expectCountedOnce(collector.url, {
+      "0,1,2": [0, 1, 2],
     });
-    const collector = await startCollector({ storage: lossy, adminToken: TOKEN });
-    try {
-      const n = 6000;
-      const { load } = await startMixedLoad(collector.url, n, 9, { concurrency: 4, batchSize: 50 });
-      const result = await load.done;
-      expect(result.retries).toBeGreaterThan(0);
-      expect(result.duplicates).toBeGreaterThan(0);
-      expect(result).toMatchObject({ users: n, acknowledged: n, unacknowledged: 0 });
-      const { status } = await load.expectCountedOnce(collector.url, {
-        "0,1,2": [0, 1, 2],
-      });
-      // The server also counted the duplicates of retries whose answers were lost again.
-      expect(status.duplicates).toBeGreaterThanOrEqual(result.duplicates);
-    } finally {
-      await collector.close();
-    }
+    // The server also counted the duplicates of retries whose answers were lost again.
+    expect(status.duplicates).toBeGreaterThanOrEqual(result.duplicates);
   });
 });

@@ -1,78 +1,69 @@
-import { join } from "node:path";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { openDuckDbStorage } from "../src/duckdb.js";
-import { StorageError, startCollector } from "../src/index.js";
+import { StorageError } from "../src/index.js";
 import {
   call,
   createRoundFor,
+  duckdbCollectors,
   expectUnavailable,
   interceptedStorage,
   mixedRecords,
   reportsOf,
-  suiteTempDir,
-  TOKEN,
 } from "./support.js";
 
 describe("storage unavailable: 503 storage-unavailable with Retry-After, then resume", () => {
-  const dir = suiteTempDir();
+  const collectors = duckdbCollectors();
 
   it("refuses (never acknowledges) while the storage fails, says so in /healthz and the log, and resumes", async () => {
-    const storage = await openDuckDbStorage(join(dir, "flaky.duckdb"));
     let down = false;
-    // Every call fails while `down`, as a database that went away would.
-    const flaky = interceptedStorage(storage, (_method, call) =>
-      down ? Promise.reject(new StorageError("connect ECONNREFUSED 127.0.0.1:5432")) : call(),
-    );
     const lines: string[] = [];
-    const collector = await startCollector({ storage: flaky, adminToken: TOKEN, log: (l) => lines.push(l) });
-    try {
-      const records = mixedRecords(20, 3);
-      const { round, plan } = await createRoundFor(collector.url, records, 10_000);
-      const rng = seededRng(4);
-      const batch = (from: number) => reportsOf(plan, records, from, 10, rng);
-      const post = (reports: unknown[]) =>
-        fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ round, reports }),
-        });
-      const first = batch(0);
-      expect((await post(first)).status).toBe(200);
-      expect(lines).toEqual([]);
-
-      down = true;
-      const second = batch(10);
-      for (let i = 0; i < 3; i++) {
-        await expectUnavailable(await post(second), { statusCode: 503 });
-      }
-      await expectUnavailable(await fetch(`${collector.url}/healthz`), {
-        status: "unavailable",
-        storage: "unavailable",
-        backend: "duckdb",
-        refused: { "storage-unavailable": 3 },
+    // Every call fails while `down`, as a database that went away would.
+    const { collector } = await collectors.start("flaky.duckdb", { log: (l) => lines.push(l) }, (storage) =>
+      interceptedStorage(storage, (_method, call) =>
+        down ? Promise.reject(new StorageError("connect ECONNREFUSED 127.0.0.1:5432")) : call(),
+      ),
+    );
+    const records = mixedRecords(20, 3);
+    const { round, plan } = await createRoundFor(collector.url, records, 10_000);
+    const rng = seededRng(4);
+    const batch = (from: number) => reportsOf(plan, records, from, 10, rng);
+    const post = (reports: unknown[]) =>
+      fetch(`${collector.url}/v1/rounds/${round}/reports`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ round, reports }),
       });
-      // One line when it went away (not one per request), naming the database's error.
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(
-        /storage \(duckdb\) unavailable: connect ECONNREFUSED.*503 storage-unavailable/,
-      );
+    const first = batch(0);
+    expect((await post(first)).status).toBe(200);
+    expect(lines).toEqual([]);
 
-      down = false;
-      const resumed = await post(second);
-      expect(resumed.status).toBe(200);
-      expect(await resumed.json()).toMatchObject({ acknowledged: 10, stored: 10, duplicates: 0 });
-      expect(lines).toHaveLength(2);
-      expect(lines[1]).toMatch(/storage \(duckdb\) available again after .* s; 3 requests were answered 503/);
-      expect(await call(`${collector.url}/healthz`, "GET")).toMatchObject({
-        status: 200,
-        body: { status: "ok", storage: "duckdb", refused: { "storage-unavailable": 3 } },
-      });
-      // Nothing of the refused attempts was counted: 20 reports, no duplicates.
-      const status = await call(`${collector.url}/v1/rounds/${round}/status`, "GET");
-      expect(status.body).toMatchObject({ accepted: 20, duplicates: 0 });
-    } finally {
-      await collector.close();
+    down = true;
+    const second = batch(10);
+    for (let i = 0; i < 3; i++) {
+      await expectUnavailable(await post(second), { statusCode: 503 });
     }
+    await expectUnavailable(await fetch(`${collector.url}/healthz`), {
+      status: "unavailable",
+      storage: "unavailable",
+      backend: "duckdb",
+      refused: { "storage-unavailable": 3 },
+    });
+    // One line when it went away (not one per request), naming the database's error.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/storage \(duckdb\) unavailable: connect ECONNREFUSED.*503 storage-unavailable/);
+
+    down = false;
+    const resumed = await post(second);
+    expect(resumed.status).toBe(200);
+    expect(await resumed.json()).toMatchObject({ acknowledged: 10, stored: 10, duplicates: 0 });
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/storage \(duckdb\) available again after .* s; 3 requests were answered 503/);
+    expect(await call(`${collector.url}/healthz`, "GET")).toMatchObject({
+      status: 200,
+      body: { status: "ok", storage: "duckdb", refused: { "storage-unavailable": 3 } },
+    });
+    // Nothing of the refused attempts was counted: 20 reports, no duplicates.
+    const status = await call(`${collector.url}/v1/rounds/${round}/status`, "GET");
+    expect(status.body).toMatchObject({ accepted: 20, duplicates: 0 });
   });
 });

@@ -382,8 +382,9 @@ export class CollectorProcesses {
 /**
  * In-process collectors on DuckDB files of one temporary directory, for a
  * describe block: after it, every collector started is closed and the directory
- * removed. `start(file, options)` opens `dir/file` and starts a collector on it
- * with the test admin token.
+ * removed. `start(file, options, wrap)` opens `dir/file` and starts a collector on
+ * it (or on `wrap(storage)`, e.g. an {@link interceptedStorage}) with the test
+ * admin token; returns the collector and the storage it uses.
  */
 export function duckdbCollectors() {
   const dir = suiteTempDir();
@@ -393,8 +394,12 @@ export function duckdbCollectors() {
   });
   return {
     dir,
-    async start(file: string, options: Partial<StartCollectorOptions> = {}) {
-      const storage = await openDuckDbStorage(join(dir, file));
+    async start(
+      file: string,
+      options: Partial<StartCollectorOptions> = {},
+      wrap: (storage: CollectorStorage) => CollectorStorage = (storage) => storage,
+    ) {
+      const storage = wrap(await openDuckDbStorage(join(dir, file)));
       const collector = await startCollector({ storage, adminToken: TOKEN, ...options });
       started.push(collector);
       return { collector, storage };
