@@ -17,7 +17,7 @@ import pg from "pg";
 import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, type StoredRound, validateBatch } from "../src/index.js";
-import { openPostgresStorage } from "../src/postgres.js";
+import { openPostgresStorage, type PostgresStorageOptions } from "../src/postgres.js";
 
 export type BackendName = "duckdb" | "postgres" | "clickhouse";
 
@@ -41,7 +41,11 @@ const setup = (script: string) =>
     .split("\n")
     .pop()!;
 
-export async function benchBackend(name: BackendName, shards: number): Promise<BenchBackend> {
+export async function benchBackend(
+  name: BackendName,
+  shards: number,
+  postgres: PostgresStorageOptions = {},
+): Promise<BenchBackend> {
   if (name === "duckdb") {
     const dir = mkdtempSync(join(tmpdir(), "calm-collector-bench-"));
     const file = join(dir, "bench.duckdb");
@@ -80,7 +84,7 @@ export async function benchBackend(name: BackendName, shards: number): Promise<B
       name,
       location,
       description: "PostgreSQL",
-      open: () => openPostgresStorage(location),
+      open: () => openPostgresStorage(location, postgres),
       bytes: async () =>
         Number(
           (

@@ -17,7 +17,8 @@
  * 8 cells, one support row per report).
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
- * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr]`.
+ * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2]`
+ * (`--writers`: PostgreSQL's group commits in flight at once).
  */
 
 import { fork } from "node:child_process";
@@ -49,7 +50,13 @@ const k = grr ? 3 : 8;
 const TOKEN = "bench-admin-token-0123456789";
 const data = "synthetic:bn?strength=0.5&parents=2&seed=1";
 
-const backend = await benchBackend(backendName, shards);
+// PostgreSQL: group commits in flight at once (openPostgresStorage's `writers`, default 2).
+const writersIndex = process.argv.indexOf("--writers");
+const backend = await benchBackend(
+  backendName,
+  shards,
+  writersIndex >= 0 ? { writers: Number(process.argv[writersIndex + 1]) } : {},
+);
 const storage = await backend.open();
 const collector = await startCollector({ storage, adminToken: TOKEN });
 const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN });
