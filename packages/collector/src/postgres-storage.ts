@@ -164,14 +164,19 @@ export async function openPostgresStorage(
 }
 
 /**
- * Run `body` in a transaction on a pooled connection, retried on deadlock or
- * serialization failure. A connection that fails under us (the server restarted,
- * the socket dropped: the client then emits `error`, which would crash the
- * process with no listener, since the pool listens only while a client is idle)
- * is caught here, destroyed rather than returned to the pool, and the call
- * rejects; the pool opens fresh connections for later calls.
+ * Run `run` on a pooled connection, retried (up to MAX_ATTEMPTS) on deadlock or
+ * serialization failure; other errors reject as they are. A connection that
+ * fails under us (the server restarted, the socket dropped: the client then
+ * emits `error`, which would crash the process with no listener, since the pool
+ * listens only while a client is idle) is caught here, destroyed rather than
+ * returned to the pool, and the call rejects; the pool opens fresh connections
+ * for later calls. With `rollback`, a failed attempt rolls back first.
  */
-async function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+async function onPooledConnection<T>(
+  pool: pg.Pool,
+  run: (client: pg.PoolClient) => Promise<T>,
+  rollback: boolean,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
@@ -180,14 +185,11 @@ async function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Pr
     };
     client.on("error", onError);
     try {
-      await client.query("BEGIN");
-      const result = await body(client);
-      await client.query("COMMIT");
-      return result;
+      return await run(client);
     } catch (error) {
-      if (broken === undefined)
-        await client.query("ROLLBACK").catch((rollback: Error) => {
-          broken = rollback;
+      if (rollback && broken === undefined)
+        await client.query("ROLLBACK").catch((failed: Error) => {
+          broken = failed;
         });
       const code = (error as { code?: string }).code;
       if (broken === undefined && attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE.has(code))
@@ -198,6 +200,20 @@ async function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Pr
       client.release(broken);
     }
   }
+}
+
+/** Run `body` in a transaction (BEGIN ... COMMIT), as {@link onPooledConnection} with rollback. */
+function transaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return onPooledConnection(
+    pool,
+    async (client) => {
+      await client.query("BEGIN");
+      const result = await body(client);
+      await client.query("COMMIT");
+      return result;
+    },
+    true,
+  );
 }
 
 type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
@@ -667,29 +683,9 @@ function intArray(values: readonly number[]): string {
 
 /**
  * Run one statement as its own transaction (autocommit: it commits, with the
- * server's `synchronous_commit`, before the answer arrives) on a pooled
- * connection, retried on deadlock or serialization failure; other errors reject
- * as they are (the caller wraps them). A connection that fails under us is
- * destroyed, as in {@link transaction}.
+ * server's `synchronous_commit`, before the answer arrives), as
+ * {@link onPooledConnection}; other errors reject as they are (the caller wraps them).
  */
-async function statement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
-  for (let attempt = 1; ; attempt++) {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    const onError = (error: Error) => {
-      broken = error;
-    };
-    client.on("error", onError);
-    try {
-      return await client.query(text, values);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (broken === undefined && attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE.has(code))
-        continue;
-      throw error;
-    } finally {
-      client.removeListener("error", onError);
-      client.release(broken);
-    }
-  }
+function statement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  return onPooledConnection(pool, (client) => client.query(text, values), false);
 }
