@@ -1,5 +1,5 @@
 import type { FrequencyOracle } from "@calm-ldp/frequency-oracles";
-import type { MarginalTable } from "@calm-ldp/marginal-algebra";
+import { type MarginalTable, sumDeviationTransform } from "@calm-ldp/marginal-algebra";
 
 /**
  * How an interval was obtained:
@@ -157,43 +157,6 @@ function stridesOf(cardinalities: readonly number[]): number[] {
     size *= cardinalities[i]!;
   }
   return strides;
-}
-
-/**
- * Per-axis sum/deviation transform (the coordinates of CALM's component
- * consistency): along each axis (x_0..x_{c-1}) -> (S, x_1 - S/c, .., x_{c-1} - S/c).
- * Coefficient j depends only on the marginal over the attributes with j_i >= 1
- * (its support). `inverse` undoes it. O(D k).
- */
-function sumDeviation(cells: Float64Array, cardinalities: readonly number[], inverse: boolean): void {
-  const strides = stridesOf(cardinalities);
-  const size = cells.length;
-  const axes = cardinalities.map((_, i) => i);
-  if (inverse) axes.reverse();
-  for (const i of axes) {
-    const c = cardinalities[i]!;
-    const s = strides[i]!;
-    const block = s * c;
-    for (let base = 0; base < size; base += block) {
-      for (let offset = base; offset < base + s; offset++) {
-        if (!inverse) {
-          let sum = 0;
-          for (let v = 0; v < c; v++) sum += cells[offset + v * s]!;
-          const mean = sum / c;
-          cells[offset] = sum;
-          for (let v = 1; v < c; v++) cells[offset + v * s]! -= mean;
-        } else {
-          const mean = cells[offset]! / c;
-          let deviations = 0;
-          for (let v = 1; v < c; v++) {
-            deviations += cells[offset + v * s]!;
-            cells[offset + v * s]! += mean;
-          }
-          cells[offset] = mean - deviations;
-        }
-      }
-    }
-  }
 }
 
 /** Sums over a set of views of their 1-way projections on one attribute (z, covariance) and of their totals. */
@@ -427,7 +390,7 @@ function addProjection(
 const transforms = new Map<string, Float64Array>();
 
 /**
- * The matrix of {@link sumDeviation} (forward or inverse) for a shape, row-major
+ * The matrix of marginal-algebra's `sumDeviationTransform` (forward or inverse) for a shape, row-major
  * D x D (entry [i, j] = output i of input e_j), cached per shape. O(D^2 k) once.
  */
 function transformMatrix(cardinalities: readonly number[], inverse: boolean): Float64Array {
@@ -440,7 +403,7 @@ function transformMatrix(cardinalities: readonly number[], inverse: boolean): Fl
     for (let j = 0; j < size; j++) {
       unit.fill(0);
       unit[j] = 1;
-      sumDeviation(unit, cardinalities, inverse);
+      sumDeviationTransform(unit, cardinalities, inverse);
       for (let i = 0; i < size; i++) matrix[i * size + j] = unit[i]!;
     }
     if (transforms.size > 256) transforms.clear();

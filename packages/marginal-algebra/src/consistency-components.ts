@@ -187,6 +187,22 @@ function inverse(cells: Float64Array, cardinalities: readonly number[], strides:
 }
 
 /**
+ * The coordinates of the component consistency step, in place: along every axis
+ * (x_0..x_{c-1}) -> (S, x_1 - S/c, .., x_{c-1} - S/c), S the sum along the axis;
+ * coefficient j depends only on the marginal over the attributes with j_i >= 1.
+ * With `undo`, inverts it. `cells` in mixed radix, first attribute most
+ * significant. O(|cells| k).
+ */
+export function sumDeviationTransform(
+  cells: Float64Array,
+  cardinalities: readonly number[],
+  undo = false,
+): void {
+  const { strides } = shapeOf(cardinalities);
+  (undo ? inverse : forward)(cells, cardinalities, strides);
+}
+
+/**
  * @internal Plan the fast form of the consistency step (../../../docs/algorithms.md#consistency): one block of slots
  * per attribute set beta that is a subset of two or more views, shared by all of
  * them. O(sum_V 2^|V| + sum_V |V|).

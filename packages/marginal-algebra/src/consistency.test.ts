@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { MarginalTable } from "./api.js";
 import { intersect } from "./attribute-set.js";
 import { makeConsistent, maxInconsistency } from "./consistency.js";
+import { sumDeviationTransform } from "./consistency-components.js";
 import { projectTable, tableTotal } from "./table.js";
 import { gaussian, randomDistribution } from "./test-support.js";
 
@@ -195,5 +196,20 @@ describe("makeConsistent (../../../docs/algorithms.md#consistency)", () => {
     expect(() => makeConsistent([a], { method: "magic" as "steps" })).toThrow(
       /method must be "components" or "steps"/,
     );
+  });
+});
+
+describe("sumDeviationTransform", () => {
+  it("maps each axis to (sum, deviations from the mean) and back", () => {
+    const cells = Float64Array.from([1, 2, 3]);
+    sumDeviationTransform(cells, [3]);
+    expect([...cells]).toEqual([6, 0, 1]);
+    // Two attributes (2 x 3), binary fast path included; the inverse restores the cells.
+    const table = Float64Array.from([0.1, 0.2, 0.05, 0.3, 0.25, 0.1]);
+    const copy = Float64Array.from(table);
+    sumDeviationTransform(copy, [2, 3]);
+    expect(copy[0]).toBeCloseTo(1, 12); // the total
+    sumDeviationTransform(copy, [2, 3], true);
+    for (let u = 0; u < table.length; u++) expect(copy[u]).toBeCloseTo(table[u]!, 12);
   });
 });

@@ -9,6 +9,7 @@ export {
 } from "./binary-encoding.js";
 export { cellCount, cellIndex, cellValues, MAX_CELLS, recordCellIndex } from "./cell-index.js";
 export { makeConsistent, maxInconsistency } from "./consistency.js";
+export { sumDeviationTransform } from "./consistency-components.js";
 export { contingencyTable } from "./contingency.js";
 export { InvalidInputError } from "./errors.js";
 export { l1, maxAbsError, meanAnswerErrors, sse, tvd } from "./metrics.js";
