@@ -1,11 +1,12 @@
 import {
+  cellValues,
   createTable,
   type MarginalTable,
   type PostProcessResult,
   postProcessViews,
   uniformTable,
 } from "@calm-ldp/marginal-algebra";
-import { maxEntropy } from "@calm-ldp/reconstruction";
+import { fitIpf, maxEntropy } from "@calm-ldp/reconstruction";
 import { type CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
 import { coefficientVariances } from "./coefficient-variance.js";
@@ -825,9 +826,9 @@ const MAXENT_TARGET_TOLERANCE = 1e-10;
  * The "maxent" targets of the attribute set T (`block`, r >= 3 attributes): its
  * (r-1)-way marginals are rebuilt from the pooled values of every coefficient
  * supported in them (negative cells clipped to 1e-12, renormalised); the
- * maximum-entropy table over T with these marginals is found by IPF from the
- * uniform table (at most 200 sweeps); its coefficients supported on all of T,
- * keyed as the pooled map keys them, are returned (undefined if some lower-order
+ * maximum-entropy table over T with these marginals is found by reconstruction's
+ * `fitIpf` from the uniform table (at most 200 sweeps); its coefficients
+ * supported on all of T, keyed as the pooled map keys them, are returned (undefined if some lower-order
  * coefficient was never measured, or the IPF did not converge: the caller keeps
  * the independence target). Cost: O(D_T r (sum c + sweeps)) for D_T = prod c_a.
  */
@@ -844,23 +845,15 @@ function maxentTargets(
   const r = attributes.length;
   const size = cards.reduce((x, y) => x * y, 1);
 
-  const digitsOf = (u: number, cs: readonly number[]): number[] => {
-    const digits = new Array<number>(cs.length);
-    for (let i = cs.length - 1; i >= 0; i--) {
-      digits[i] = u % cs[i]!;
-      u = (u - digits[i]!) / cs[i]!;
-    }
-    return digits;
-  };
   // Margins over T minus attribute i, as cells.
-  const margins: Float64Array[] = [];
+  const margins: MarginalTable[] = [];
   for (let drop = 0; drop < r; drop++) {
     const sub = attributes.filter((_, i) => i !== drop);
     const subCards = cards.filter((_, i) => i !== drop);
     const subSize = size / cards[drop]!;
     const coefficients = new Float64Array(subSize);
     for (let u = 0; u < subSize; u++) {
-      const digits = digitsOf(u, subCards);
+      const digits = cellValues(u, subCards);
       let key = "";
       let supportCells = 1;
       digits.forEach((j, i) => {
@@ -883,41 +876,20 @@ function maxentTargets(
       total += coefficients[u]!;
     }
     for (let u = 0; u < subSize; u++) coefficients[u]! /= total;
-    margins.push(coefficients);
+    const margin = createTable(sub, subCards);
+    margin.cells.set(coefficients);
+    margins.push(margin);
   }
-  // Index of every cell of T in each margin.
-  const index = margins.map((_, drop) => {
-    const map = new Int32Array(size);
-    for (let u = 0; u < size; u++) {
-      const digits = digitsOf(u, cards);
-      let m = 0;
-      for (let i = 0; i < r; i++) if (i !== drop) m = m * cards[i]! + digits[i]!;
-      map[u] = m;
-    }
-    return map;
+  const fit = fitIpf(attributes, cards, margins, {
+    tolerance: MAXENT_TARGET_TOLERANCE,
+    maxIterations: MAXENT_TARGET_SWEEPS,
   });
-
-  const cells = new Float64Array(size).fill(1 / size);
-  let converged = false;
-  for (let sweep = 0; sweep < MAXENT_TARGET_SWEEPS && !converged; sweep++) {
-    let worst = 0;
-    margins.forEach((margin, drop) => {
-      const current = new Float64Array(margin.length);
-      const map = index[drop]!;
-      for (let u = 0; u < size; u++) current[map[u]!]! += cells[u]!;
-      for (let m = 0; m < margin.length; m++) worst = Math.max(worst, Math.abs(current[m]! - margin[m]!));
-      for (let u = 0; u < size; u++) {
-        const m = map[u]!;
-        cells[u] = current[m]! > 0 ? (cells[u]! * margin[m]!) / current[m]! : 0;
-      }
-    });
-    converged = worst < MAXENT_TARGET_TOLERANCE;
-  }
-  if (!converged) return undefined;
+  if (!fit.converged) return undefined;
+  const cells = fit.table.cells; // a fresh table: transformed in place
   interactionTransform(cells, cards, false);
   const targets = new Map<string, number>();
   for (let u = 0; u < size; u++) {
-    const digits = digitsOf(u, cards);
+    const digits = cellValues(u, cards);
     if (digits.some((j) => j === 0)) continue;
     targets.set(digits.map((j, i) => `${attributes[i]}:${j},`).join(""), cells[u]!);
   }
