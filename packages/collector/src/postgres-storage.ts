@@ -1,4 +1,6 @@
 import { randomInt } from "node:crypto";
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { readPlan } from "@calm-ldp/client";
 import pg from "pg";
 import type {
   AcceptedReport,
@@ -29,33 +31,62 @@ const UNIQUE_VIOLATION = "23505";
 /** Groups stored the careful way after one met a stored id. */
 const CAREFUL_GROUPS = 16;
 
+/** Fold a writer's support deltas into the per-view counts after this many of its groups. */
+const FOLD_EVERY = 64;
+
 /** The `DO UPDATE` of a view's counts row: add the new counts cell by cell. */
 const ADD_COUNTS =
   "counts = ARRAY(SELECT a + b FROM unnest(calm_support_views.counts, excluded.counts) AS u(a, b))";
 
 /**
+ * The insert of a group's support deltas (a CTE of {@link FRESH_SQL} and of the
+ * careful path) with parameters from `$p`: one `calm_support_deltas` row per
+ * round, its counts the slice `$(p+1)[first:last]` of the flat counts for each
+ * (round, first, last) of `$p, $(p+2), $(p+3)`; closed rounds (CTE `closed`)
+ * are skipped. An append, no index: the per-view rows are added to later by
+ * {@link FOLD_SQL}.
+ */
+const deltasCte = (p: number) => `deltas AS (INSERT INTO calm_support_deltas (round_no, counts)
+    SELECT no, ($${p + 1}::int[])[first:last] FROM unnest($${p}::int[], $${p + 2}::int[], $${p + 3}::int[]) AS t(no, first, last)
+    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])))`;
+
+/**
  * A group none of whose ids is stored yet, in one statement (its own
  * transaction): `$1..$3` (round, id, view) of each report, `$4` the group's
- * rounds, `$5..$7` the support counts to add (round, view, the view's counts)
- * in (round, view) order into writer slot `$8`, `$9, $10` duplicates (round,
- * count) within the group. Closed rounds are skipped and returned. The ids go in
- * sorted by (round, id), so concurrent statements (also of other processes)
- * take keys in one order; a stored id fails the whole statement (unique_violation).
+ * rounds, `$5..$8` its support deltas ({@link deltasCte}), `$9, $10`
+ * duplicates (round, count) within the group. Closed rounds are skipped and
+ * returned. The ids go in sorted by (round, id), so concurrent statements (also
+ * of other processes) take keys in one order; a stored id fails the whole
+ * statement (unique_violation). A named statement: parsed and planned once per connection.
  */
 const FRESH_SQL = `WITH closed AS (
     SELECT coalesce(array_agg(round_no), '{}') AS nos FROM calm_round_state WHERE round_no = ANY($4::int[])),
   ins AS (INSERT INTO calm_reports (round_no, report_id, view)
     SELECT no, id, view FROM unnest($1::int[], $2::uuid[], $3::int[]) AS t(no, id, view)
     WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])) ORDER BY no, id),
-  support AS (INSERT INTO calm_support_views (round_no, view, slot, counts)
-    SELECT no, view, $8, counts::bigint[] FROM unnest($5::int[], $6::int[], $7::text[]) AS t(no, view, counts)
-    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
-    ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}),
+  ${deltasCte(5)},
   dup AS (INSERT INTO calm_counters (round_no, name, value)
     SELECT no, 'duplicates', n FROM unnest($9::int[], $10::bigint[]) AS t(no, n)
     WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
     ON CONFLICT (round_no, name) DO UPDATE SET value = calm_counters.value + excluded.value)
   SELECT nos AS closed FROM closed`;
+
+/**
+ * Fold a round's (`$1`) support deltas into its per-view counts in writer slot
+ * `$3`, in one statement: the deltas are deleted and exactly the deleted ones
+ * are added (a delta that commits meanwhile, or that another fold took, is not
+ * counted twice); `$2` names the view of each flat cell (the plan's views' cells
+ * in order). The views are updated in view order (concurrent folds lock the
+ * rows in one order). O(deltas x cells).
+ */
+const FOLD_SQL = `WITH gone AS (DELETE FROM calm_support_deltas WHERE round_no = $1 RETURNING counts),
+  cells AS (SELECT u.i, sum(u.n) AS n FROM gone, unnest(gone.counts) WITH ORDINALITY AS u(n, i) GROUP BY u.i),
+  views AS (SELECT m.view, array_agg(coalesce(cells.n, 0) ORDER BY m.i) AS counts
+    FROM unnest($2::int[]) WITH ORDINALITY AS m(view, i) LEFT JOIN cells ON cells.i = m.i
+    GROUP BY m.view HAVING coalesce(sum(cells.n), 0) <> 0)
+  INSERT INTO calm_support_views (round_no, view, slot, counts)
+  SELECT $1, view, $3, counts FROM views ORDER BY view
+  ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}`;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS calm_rounds (
@@ -66,11 +97,14 @@ const SCHEMA = [
      PRIMARY KEY (round_no, report_id))`,
   "CREATE TABLE IF NOT EXISTS calm_support (round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS calm_support_round ON calm_support (round_no)",
-  // Support counts: one row per (round, view, writer slot): the counts of the view's cells, which
-  // each group commit adds to (a slot per storage instance, so collector processes do not wait on one row).
+  // Support counts: one row per (round, view, slot): the counts of the view's cells, which each fold
+  // of deltas adds to (a slot per storage instance, so collector processes do not wait on one row).
   `CREATE TABLE IF NOT EXISTS calm_support_views (
      round_no INTEGER NOT NULL, view INTEGER NOT NULL, slot INTEGER NOT NULL, counts BIGINT[] NOT NULL,
      PRIMARY KEY (round_no, view, slot))`,
+  // Support deltas: one row per (group commit, round): the counts its reports add to each cell of
+  // the plan (the views' cells in plan order), folded into calm_support_views every few groups.
+  "CREATE TABLE IF NOT EXISTS calm_support_deltas (round_no INTEGER NOT NULL, counts INTEGER[] NOT NULL)",
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
   `CREATE TABLE IF NOT EXISTS calm_round_state (
@@ -80,11 +114,19 @@ const SCHEMA = [
      PRIMARY KEY (round_no, view, cell))`,
 ];
 
-/** Support counts per (view, cell) of a round (`$1`): stored rows plus dropped rows' counts. */
+/**
+ * Support counts per (view, cell) of a round (`$1`): stored rows, per-view
+ * counts, deltas not folded yet (`$2, $3`: the view and cell of each flat cell)
+ * and dropped rows' counts.
+ */
 const SUPPORT_SQL = `SELECT view, cell, sum(n)::float8 FROM (
     SELECT view, cell, count(*) AS n FROM calm_support WHERE round_no = $1 GROUP BY view, cell
     UNION ALL SELECT view, (u.i - 1)::int, u.n FROM calm_support_views, unnest(counts) WITH ORDINALITY AS u(n, i)
       WHERE round_no = $1
+    UNION ALL SELECT m.view, m.cell, d.n FROM (
+        SELECT u.i, sum(u.n) AS n FROM calm_support_deltas, unnest(counts) WITH ORDINALITY AS u(n, i)
+        WHERE round_no = $1 GROUP BY u.i) AS d
+      JOIN unnest($2::int[], $3::int[]) WITH ORDINALITY AS m(view, cell, i) ON m.i = d.i
     UNION ALL SELECT view, cell, count FROM calm_closed_counts WHERE round_no = $1 AND cell <> ${REPORTS_MARK}
   ) AS t GROUP BY view, cell`;
 /**
@@ -221,22 +263,27 @@ type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
 class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "postgres";
   readonly #pool: pg.Pool;
-  /** Group-commit queues, each with its own transaction at a time and its own counts slot. */
+  /** Group-commit queues, each with its own transaction at a time. */
   readonly #writers: { queue: GroupCommit<StoreJob, StoreResult | RoundClosedError>; waiting: number }[];
   #closed = false;
   /** Rows were dropped and the indexes are not rebuilt yet (a failed rebuild is retried at the next sweep). */
   #reindexDue = false;
   /** Groups left to store the careful way (`#storeChecked`) since one met a stored id. */
   #carefulGroups = 0;
+  /** This instance's row of each view's support counts: random, so other processes have their own. */
+  readonly #slot = randomInt(0, 2 ** 31 - 1);
+  /** Rounds this instance wrote support deltas of since its last fold, and how many groups. */
+  readonly #unfolded = new Map<number, StoredRound>();
+  #groupsSinceFold = 0;
+  /** The fold running now (one at a time per instance: they share the slot). */
+  #folding: Promise<void> | undefined;
 
   constructor(pool: pg.Pool, writers: number) {
     super();
     this.#pool = pool;
-    // Each writer's row of each view's support counts: random, so other processes have their own.
-    const slot = randomInt(0, 2 ** 31 - 1 - writers);
-    this.#writers = Array.from({ length: writers }, (_, i) => ({
+    this.#writers = Array.from({ length: writers }, () => ({
       queue: new GroupCommit<StoreJob, StoreResult | RoundClosedError>(
-        (jobs) => this.#storeGroup(jobs, slot + i),
+        (jobs) => this.#storeGroup(jobs),
         (job) => job.reports.length,
         MAX_GROUP_REPORTS,
       ),
@@ -294,7 +341,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
    * {@link CAREFUL_GROUPS} groups (a client retrying sends more). Resolves (every
    * batch of the group) after COMMIT. O(reports x cells) work in JavaScript.
    */
-  async #storeGroup(jobs: StoreJob[], slot: number): Promise<(StoreResult | RoundClosedError)[]> {
+  async #storeGroup(jobs: StoreJob[]): Promise<(StoreResult | RoundClosedError)[]> {
     const entries: Entry[] = [];
     const seen = new Map<number, Set<string>>();
     const kept = new Array<number>(jobs.length).fill(0);
@@ -310,42 +357,45 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     });
     if (this.#carefulGroups > 0) {
       this.#carefulGroups--;
-      return this.#storeChecked(jobs, entries, slot);
+      return this.#storeChecked(jobs, entries);
     }
     const duplicates = new Map<number, number>();
     jobs.forEach((job, j) => {
       const dup = job.reports.length - kept[j]!;
       if (dup > 0) duplicates.set(job.round.no, (duplicates.get(job.round.no) ?? 0) + dup);
     });
-    const support = supportTallies(jobs, entries);
+    const deltas = supportDeltas(jobs, entries);
     const values = [
       binaryInt4Array(entries, (e) => e.round),
       binaryUuidArray(entries),
       binaryInt4Array(entries, (e) => e.report.view),
       intArray([...seen.keys()]),
-      intArray(support.rounds),
-      intArray(support.views),
-      support.counts,
-      slot,
+      intArray(deltas.rounds),
+      deltas.counts,
+      intArray(deltas.first),
+      intArray(deltas.last),
       intArray([...duplicates.keys()]),
       intArray([...duplicates.values()]),
     ];
     let closedNos: number[];
     try {
-      closedNos = (await statement(this.#pool, FRESH_SQL, values)).rows[0].closed as number[];
+      closedNos = (await statement(this.#pool, { name: "calm_fresh_group", text: FRESH_SQL, values })).rows[0]
+        .closed as number[];
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
         this.#carefulGroups = CAREFUL_GROUPS;
-        return this.#storeChecked(jobs, entries, slot);
+        return this.#storeChecked(jobs, entries);
       }
       throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
     }
     const closed = new Set(closedNos.map(Number));
-    return jobs.map((job, j): StoreResult | RoundClosedError =>
+    const results = jobs.map((job, j): StoreResult | RoundClosedError =>
       closed.has(job.round.no)
         ? new RoundClosedError(job.round.id)
         : { stored: kept[j]!, duplicates: job.reports.length - kept[j]! },
     );
+    this.#wroteDeltas(jobs, results);
+    return results;
   }
 
   /**
@@ -355,11 +405,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
    * statement that also skips closed rounds; the support counts of the new ones
    * follow; duplicates are counted per round. 3 + rounds statements, one WAL flush.
    */
-  #storeChecked(
-    jobs: StoreJob[],
-    entries: Entry[],
-    slot: number,
-  ): Promise<(StoreResult | RoundClosedError)[]> {
+  async #storeChecked(jobs: StoreJob[], entries: Entry[]): Promise<(StoreResult | RoundClosedError)[]> {
     const ordered = [...entries].sort((a, b) =>
       a.round !== b.round
         ? a.round - b.round
@@ -370,7 +416,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
             : 0,
     );
     const roundNos = [...new Set(jobs.map((job) => job.round.no))];
-    return this.#write(async (client) => {
+    const results = await this.#write(async (client) => {
       // One statement finds the closed rounds and inserts the new ids of the open ones.
       const inserted = await client.query(
         `WITH closed AS (
@@ -393,16 +439,14 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       const stored = new Array<number>(jobs.length).fill(0);
       const storedEntries = ordered.filter((entry) => fresh.has(`${entry.round}/${entry.report.id}`));
       for (const entry of storedEntries) stored[entry.job]!++;
-      const support = supportTallies(jobs, storedEntries);
-      if (support.views.length > 0) {
-        // In (round, view, cell) order, so concurrent transactions lock the counts rows in one order.
-        await client.query(
-          `INSERT INTO calm_support_views (round_no, view, slot, counts)
-           SELECT no, view, $4, counts::bigint[] FROM unnest($1::int[], $2::int[], $3::text[]) AS t(no, view, counts)
-           ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}`,
-          [intArray(support.rounds), intArray(support.views), support.counts, slot],
-        );
-      }
+      const deltas = supportDeltas(jobs, storedEntries);
+      if (deltas.rounds.length > 0)
+        await client.query(`WITH closed AS (SELECT '{}'::int[] AS nos), ${deltasCte(1)} SELECT 1`, [
+          intArray(deltas.rounds),
+          deltas.counts,
+          intArray(deltas.first),
+          intArray(deltas.last),
+        ]);
       const duplicates = new Map<number, number>();
       const results = jobs.map((job, j): StoreResult | RoundClosedError => {
         if (closed.has(job.round.no)) return new RoundClosedError(job.round.id);
@@ -413,6 +457,48 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       for (const [no, amount] of duplicates) await addCounter(client, no, "duplicates", amount);
       return results;
     });
+    this.#wroteDeltas(jobs, results);
+    return results;
+  }
+
+  /**
+   * After a group committed (`results`, one per job): note the open rounds it
+   * wrote support deltas of, and every {@link FOLD_EVERY} groups start a fold of
+   * them (in the background, one at a time; a failed fold leaves its deltas,
+   * which every read counts, to the next one).
+   */
+  #wroteDeltas(jobs: readonly StoreJob[], results: readonly (StoreResult | RoundClosedError)[]): void {
+    jobs.forEach((job, j) => {
+      if (!(results[j] instanceof RoundClosedError)) this.#unfolded.set(job.round.no, job.round);
+    });
+    if (++this.#groupsSinceFold >= FOLD_EVERY && this.#folding === undefined)
+      this.#folding = this.#fold()
+        .catch(() => undefined)
+        .finally(() => {
+          this.#folding = undefined;
+        });
+  }
+
+  /**
+   * Fold the support deltas of the rounds this instance wrote deltas of into
+   * their per-view counts ({@link FOLD_SQL}, one statement per round, slot of this
+   * instance). Rejects on the first failure (the rounds not folded stay noted).
+   */
+  async #fold(): Promise<void> {
+    this.#groupsSinceFold = 0;
+    for (const round of [...this.#unfolded.values()]) {
+      this.#unfolded.delete(round.no);
+      try {
+        await statement(this.#pool, {
+          name: "calm_fold_deltas",
+          text: FOLD_SQL,
+          values: [round.no, cellLayout(round.plan).viewOf, this.#slot],
+        });
+      } catch (error) {
+        this.#unfolded.set(round.no, round);
+        throw error;
+      }
+    }
   }
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
@@ -441,16 +527,22 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   }
 
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
-    // Rounds closed long enough that still hold rows (a batch in flight at closing may add some later).
+    // Rounds closed long enough that still hold rows (a batch in flight at closing, or a fold
+    // of its deltas, may add some later).
     const due = await this.read(
-      `SELECT s.round_no, r.round_id::text FROM calm_round_state s JOIN calm_rounds r USING (round_no)
+      `SELECT s.round_no, r.round_id::text, r.plan FROM calm_round_state s JOIN calm_rounds r USING (round_no)
        WHERE s.closed_at <= $1
-         AND (s.ids_dropped_at IS NULL OR EXISTS (SELECT 1 FROM calm_reports c WHERE c.round_no = s.round_no))
+         AND (s.ids_dropped_at IS NULL OR EXISTS (SELECT 1 FROM calm_reports c WHERE c.round_no = s.round_no)
+           OR EXISTS (SELECT 1 FROM calm_support_deltas d WHERE d.round_no = s.round_no)
+           OR EXISTS (SELECT 1 FROM calm_support_views v WHERE v.round_no = s.round_no))
        ORDER BY s.round_no`,
       [closedBefore.toISOString()],
     );
-    for (const [no] of due) {
+    for (const [no, , plan] of due) {
+      const layout = cellLayout(readPlan(JSON.parse(String(plan))) as CalmPlan);
       await this.#write(async (client) => {
+        // The deltas into the per-view counts first, which the next statements move to the closed counts.
+        await client.query(FOLD_SQL, [no, layout.viewOf, this.#slot]);
         for (const statement of COMPACT_SQL) await client.query(statement, [no]);
         await client.query(
           "UPDATE calm_round_state SET ids_dropped_at = coalesce(ids_dropped_at, $2) WHERE round_no = $1",
@@ -524,7 +616,13 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     // One snapshot for both aggregates, so reports and support rows agree under concurrent writes.
     const [reports, support] = await this.#snapshot(async (client) => [
       (await client.query({ text: PER_VIEW_SQL, values: [round.no], rowMode: "array" })).rows,
-      (await client.query({ text: SUPPORT_SQL, values: [round.no], rowMode: "array" })).rows,
+      (
+        await client.query({
+          text: SUPPORT_SQL,
+          values: [round.no, cellLayout(round.plan).viewOf, cellLayout(round.plan).cellOf],
+          rowMode: "array",
+        })
+      ).rows,
     ]);
     return supportFromRows(round.plan, reports!, support!);
   }
@@ -537,6 +635,8 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     if (this.#closed) return;
     this.#closed = true;
     for (const writer of this.#writers) await writer.queue.idle();
+    await this.#folding;
+    await this.#fold().catch(() => undefined); // what is left now rather than at the next read or drop
     await this.#pool.end();
   }
 
@@ -579,44 +679,81 @@ async function addCounter(client: pg.PoolClient, round: number, name: string, am
 type Entry = { job: number; round: number; report: AcceptedReport };
 
 /**
- * The support counts that `entries` (of `jobs`' rounds) add, per (round, view)
- * the view has a report in, in (round, view) order: parallel arrays of rounds and
- * views, and `counts` a PostgreSQL literal of a text array whose elements are the
- * views' count arrays (cell order). O(entries x cells + cells of the plans).
+ * Where each cell of a plan sits in a support delta (the views' cells in plan
+ * order): `offsets[v]` the first flat index of view v, `total` the cells of all
+ * views, and as PostgreSQL `int[]` literals the view (`viewOf`) and the cell
+ * within it (`cellOf`) of each flat index. Cached per plan. O(total cells).
  */
-function supportTallies(
+interface CellLayout {
+  readonly offsets: Int32Array;
+  readonly total: number;
+  readonly viewOf: string;
+  readonly cellOf: string;
+}
+const layouts = new WeakMap<CalmPlan, CellLayout>();
+function cellLayout(plan: CalmPlan): CellLayout {
+  let layout = layouts.get(plan);
+  if (layout === undefined) {
+    const offsets = new Int32Array(plan.views.length);
+    const viewOf: number[] = [];
+    const cellOf: number[] = [];
+    plan.views.forEach((view, v) => {
+      offsets[v] = viewOf.length;
+      for (let c = 0; c < view.cells; c++) {
+        viewOf.push(v);
+        cellOf.push(c);
+      }
+    });
+    layout = { offsets, total: viewOf.length, viewOf: intArray(viewOf), cellOf: intArray(cellOf) };
+    layouts.set(plan, layout);
+  }
+  return layout;
+}
+
+/**
+ * The support deltas that `entries` (of `jobs`' rounds) add, one per round with
+ * entries, in round order: `counts` one binary `int4[]` of the rounds' flat
+ * counts ({@link cellLayout}) one after the other, round `rounds[i]`'s at the
+ * 1-based slice `first[i]..last[i]`. O(entries x cells + cells of the plans).
+ */
+function supportDeltas(
   jobs: readonly StoreJob[],
   entries: readonly Entry[],
-): { rounds: number[]; views: number[]; counts: string } {
-  type Tally = { round: StoredRound; views: Float64Array[] };
+): { rounds: number[]; counts: Buffer; first: number[]; last: number[] } {
+  type Tally = { layout: CellLayout; counts: Int32Array };
   const tallies = new Map<number, Tally>();
-  let last: Tally | undefined;
+  let last: { no: number; tally: Tally } | undefined;
   for (const entry of entries) {
-    let tally = last?.round.no === entry.round ? last : tallies.get(entry.round);
+    let tally = last?.no === entry.round ? last.tally : tallies.get(entry.round);
     if (tally === undefined) {
-      const round = jobs[entry.job]!.round;
-      tally = { round, views: round.plan.views.map(() => new Float64Array(0)) };
+      const layout = cellLayout(jobs[entry.job]!.round.plan);
+      tally = { layout, counts: new Int32Array(layout.total) };
       tallies.set(entry.round, tally);
     }
-    last = tally;
-    let counts = tally.views[entry.report.view]!;
-    if (counts.length === 0)
-      counts = tally.views[entry.report.view] = new Float64Array(
-        tally.round.plan.views[entry.report.view]!.cells,
-      );
-    for (const cell of entry.report.cells) counts[cell]!++;
+    last = { no: entry.round, tally };
+    const offset = tally.layout.offsets[entry.report.view]!;
+    for (const cell of entry.report.cells) tally.counts[offset + cell]!++;
   }
+  const ordered = [...tallies].sort((a, b) => a[0] - b[0]);
   const rounds: number[] = [];
-  const views: number[] = [];
-  const literals: string[] = [];
-  for (const [no, tally] of [...tallies].sort((a, b) => a[0] - b[0]))
-    tally.views.forEach((counts, v) => {
-      if (counts.length === 0) return;
-      rounds.push(no);
-      views.push(v);
-      literals.push(`"{${counts.join(",")}}"`);
-    });
-  return { rounds, views, counts: `{${literals.join(",")}}` };
+  const first: number[] = [];
+  const lasts: number[] = [];
+  let total = 0;
+  for (const [no, tally] of ordered) {
+    rounds.push(no);
+    first.push(total + 1);
+    total += tally.counts.length;
+    lasts.push(total);
+  }
+  const buffer = binaryArrayBuffer(total, INT4_OID, 4);
+  let at = 20;
+  for (const [, tally] of ordered)
+    for (const count of tally.counts) {
+      buffer.writeInt32BE(4, at);
+      buffer.writeInt32BE(count, at + 4);
+      at += 8;
+    }
+  return { rounds, counts: buffer, first, last: lasts };
 }
 
 /** Array element type oids of PostgreSQL's binary array format. */
@@ -686,6 +823,6 @@ function intArray(values: readonly number[]): string {
  * server's `synchronous_commit`, before the answer arrives), as
  * {@link onPooledConnection}; other errors reject as they are (the caller wraps them).
  */
-function statement(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> {
-  return onPooledConnection(pool, (client) => client.query(text, values), false);
+function statement(pool: pg.Pool, query: pg.QueryConfig): Promise<pg.QueryResult> {
+  return onPooledConnection(pool, (client) => client.query(query), false);
 }

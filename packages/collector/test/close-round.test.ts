@@ -182,12 +182,13 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
         await closingContract({
           open: () => openPostgresStorage(url),
           rowsHeld: async (no) => {
-            // Support: older per-cell rows plus the group counts.
+            // Support: older per-cell rows plus the per-view counts plus the deltas not folded yet.
             const [reports, support] = await Promise.all(
               [
                 "SELECT count(*)::int AS n FROM calm_reports WHERE round_no = $1",
                 `SELECT ((SELECT count(*) FROM calm_support WHERE round_no = $1)
-                   + (SELECT coalesce(sum(n), 0) FROM calm_support_views, unnest(counts) AS n WHERE round_no = $1))::int AS n`,
+                   + (SELECT coalesce(sum(n), 0) FROM calm_support_views, unnest(counts) AS n WHERE round_no = $1)
+                   + (SELECT coalesce(sum(n), 0) FROM calm_support_deltas, unnest(counts) AS n WHERE round_no = $1))::int AS n`,
               ].map(async (sql) => (await probe.query(sql, [no])).rows[0].n as number),
             );
             return { reports: reports!, support: support! };

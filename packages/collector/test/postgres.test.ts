@@ -113,6 +113,7 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
       expect(await storage.supportCounts(a)).toEqual(support);
       const left = await probe.query(
         `SELECT ((SELECT count(*) FROM calm_support_views WHERE round_no = $1)
+           + (SELECT count(*) FROM calm_support_deltas WHERE round_no = $1)
            + (SELECT count(*) FROM calm_support WHERE round_no = $1))::int AS n`,
         [a.no],
       );
