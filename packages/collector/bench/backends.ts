@@ -7,7 +7,7 @@
  * bytes its data occupies on disk, so the benchmark can print bytes per report.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +31,40 @@ export interface BenchBackend {
   bytes(): Promise<number>;
   /** Run SQL on the store (ClickHouse: on every shard) and return the text answers. */
   sql(statement: string): Promise<string[]>;
+  /**
+   * CPU seconds (user + system) the database server's processes have used so
+   * far, when the server runs on this machine and its processes can be read in
+   * `/proc` (PostgreSQL: the postmaster and its children, so also other clients'
+   * backends); else undefined. In-process DuckDB counts as the collector's CPU.
+   */
+  serverCpuSeconds(): Promise<number | undefined>;
   dispose(): Promise<void>;
+}
+
+/** utime + stime of process `pid` in seconds (`/proc/<pid>/stat`, clock ticks of 1/100 s), or 0 if gone. */
+function processCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of process `root` and its children (`/proc`), or undefined if `/proc` cannot be read. */
+function processTreeCpuSeconds(root: number): number | undefined {
+  if (!existsSync(`/proc/${root}/stat`)) return undefined;
+  let total = processCpuSeconds(root);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
+      if (Number(fields[1]) === root) total += processCpuSeconds(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 const ci = fileURLToPath(new URL("../../../.ci/", import.meta.url));
@@ -58,6 +91,7 @@ export async function benchBackend(
       sql: async () => {
         throw new Error("sql: not for DuckDB here");
       },
+      serverCpuSeconds: async () => undefined,
       dispose: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
@@ -71,6 +105,7 @@ export async function benchBackend(
     const url = new URL(server);
     url.pathname = `/${database}`;
     const location = url.toString();
+    let postmaster: number | null | undefined;
     const query = async (statement: string) => {
       const client = new pg.Client({ connectionString: location });
       await client.connect();
@@ -94,6 +129,22 @@ export async function benchBackend(
           )[0],
         ),
       sql: async (statement) => query(statement),
+      serverCpuSeconds: async () => {
+        // The postmaster: the parent of a connection's backend (read while it is connected).
+        if (postmaster === undefined) {
+          const client = new pg.Client({ connectionString: location });
+          await client.connect();
+          try {
+            const backend = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid);
+            postmaster = existsSync(`/proc/${backend}/stat`)
+              ? Number(readFileSync(`/proc/${backend}/stat`, "utf8").split(") ")[1]!.split(" ")[1])
+              : null;
+          } finally {
+            await client.end();
+          }
+        }
+        return postmaster === null ? undefined : processTreeCpuSeconds(postmaster);
+      },
       dispose: async () => {
         const client = new pg.Client({ connectionString: server });
         await client.connect();
@@ -129,6 +180,7 @@ export async function benchBackend(
         )
       ).reduce((s, b) => s + Number(b), 0),
     sql,
+    serverCpuSeconds: async () => undefined,
     dispose: async () => {
       await sql(`DROP DATABASE IF EXISTS ${database}`);
     },

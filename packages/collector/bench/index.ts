@@ -7,8 +7,10 @@
  *    (default 16) from a load-generator process whose bodies are built before the
  *    clock starts; the same bodies go first to a bare collector in this process
  *    (same server stack, parsing and validation, stores nothing: `bareStorage`),
- *    then to the real one; prints reports/s of both, their ratio (target >= 50%)
- *    and per-request latency percentiles (target >= 20,000 reports/s);
+ *    then to the real one; prints reports/s of both, their ratio (target >= 50%),
+ *    the CPU time per report of the collector, the load generator and (PostgreSQL
+ *    on this machine) the database server in each run, and per-request latency
+ *    percentiles (target >= 20,000 reports/s);
  * 2. an 8-way marginal query on that round (target <= 200 ms): the HTTP answer,
  *    and its parts (SQL GROUP BY in DuckDB; estimation in JavaScript).
  * The round: d = 8 binary attributes, k = 8, eps = 1 (CALM plans l = 4, m = 70
@@ -97,14 +99,24 @@ console.log(
   `  load generator ready: ${ready.requests} requests, ${(ready.bytes / ready.requests).toFixed(0)} bytes each`,
 );
 // Also the CPU time of this process (the collector's event loop, and DuckDB's threads) per report.
+// And the load generator's and (PostgreSQL on this machine) the database server's CPU time.
 const run = async (urls: string[]) => {
-  const finished = message<{ seconds: number; failed: number; latencies: number[] }>();
+  const finished = message<{ seconds: number; failed: number; latencies: number[]; cpuMicros: number }>();
+  const server = await backend.serverCpuSeconds();
   const cpu = process.cpuUsage();
   worker.send({ urls });
   const result = await finished;
   const used = process.cpuUsage(cpu);
-  return { ...result, cpuMicros: used.user + used.system };
+  const serverAfter = await backend.serverCpuSeconds();
+  return {
+    ...result,
+    loaderCpuMicros: result.cpuMicros,
+    cpuMicros: used.user + used.system,
+    serverCpuMicros: server === undefined || serverAfter === undefined ? undefined : (serverAfter - server) * 1e6,
+  };
 };
+const cpuLine = (r: Awaited<ReturnType<typeof run>>) =>
+  `CPU per report: collector ${(r.cpuMicros / reports).toFixed(1)} us, load generator ${(r.loaderCpuMicros / reports).toFixed(1)} us${r.serverCpuMicros === undefined ? "" : `, database server ${(r.serverCpuMicros / reports).toFixed(1)} us`}; ${((r.cpuMicros + r.loaderCpuMicros + (r.serverCpuMicros ?? 0)) / 1e6 / r.seconds).toFixed(2)} cores busy`;
 // The bare ceiling first (same bodies, same round, stores nothing), then the real store.
 const ceiling = await run([bare.url]);
 const done = await run(ingestUrls);
@@ -124,6 +136,8 @@ console.log(
 console.log(
   `  ingest (${backend.description}): ${rate.toFixed(0)} reports/s sustained (${done.seconds.toFixed(2)} s, ${done.failed} failed requests, ${status.accepted} counted; collector CPU ${(done.cpuMicros / reports).toFixed(1)} us/report${processes.length > 0 ? " in this process only" : ""}): ${((100 * rate) / bareRate).toFixed(0)}% of bare`,
 );
+console.log(`    bare: ${cpuLine(ceiling)}`);
+console.log(`    ${backend.description}: ${cpuLine(done)}`);
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
 );

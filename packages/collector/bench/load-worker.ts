@@ -3,8 +3,8 @@
  * IPC; the job arrives as the first message): builds every
  * request body first (perturbation with @calm-ldp/client, untimed), then sends
  * them over keep-alive HTTP with `concurrency` requests in flight and records
- * each request's latency; once per "go" message (the bare handler's run, then the
- * store's), until the parent disconnects.
+ * each request's latency and its own CPU time; once per "go" message (the bare
+ * handler's run, then the store's), until the parent disconnects.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
@@ -50,6 +50,7 @@ process.on("message", async (go: { urls?: string[] }) => {
   let next = 0;
   let failed = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const sender = async () => {
     while (next < bodies.length) {
       const i = next++;
@@ -66,5 +67,12 @@ process.on("message", async (go: { urls?: string[] }) => {
   };
   await Promise.all(Array.from({ length: job.concurrency }, sender));
   const seconds = (performance.now() - started) / 1000;
-  process.send!({ kind: "done", seconds, failed, latencies: Array.from(latencies) });
+  const used = process.cpuUsage(cpu);
+  process.send!({
+    kind: "done",
+    seconds,
+    failed,
+    latencies: Array.from(latencies),
+    cpuMicros: used.user + used.system,
+  });
 });
