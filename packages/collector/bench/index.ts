@@ -112,7 +112,8 @@ const run = async (urls: string[]) => {
     ...result,
     loaderCpuMicros: result.cpuMicros,
     cpuMicros: used.user + used.system,
-    serverCpuMicros: server === undefined || serverAfter === undefined ? undefined : (serverAfter - server) * 1e6,
+    serverCpuMicros:
+      server === undefined || serverAfter === undefined ? undefined : (serverAfter - server) * 1e6,
   };
 };
 const cpuLine = (r: Awaited<ReturnType<typeof run>>) =>
