@@ -44,7 +44,7 @@ const ADD_COUNTS =
  * round, its counts the slice `$(p+1)[first:last]` of the flat counts for each
  * (round, first, last) of `$p, $(p+2), $(p+3)`; closed rounds (CTE `closed`)
  * are skipped. An append, no index: the per-view rows are added to later by
- * {@link FOLD_SQL}.
+ * {@link foldDeltas}.
  */
 const deltasCte = (p: number) => `deltas AS (INSERT INTO calm_support_deltas (round_no, counts)
     SELECT no, ($${p + 1}::int[])[first:last] FROM unnest($${p}::int[], $${p + 2}::int[], $${p + 3}::int[]) AS t(no, first, last)
@@ -72,20 +72,12 @@ const FRESH_SQL = `WITH closed AS (
   SELECT nos AS closed FROM closed`;
 
 /**
- * Fold a round's (`$1`) support deltas into its per-view counts in writer slot
- * `$3`, in one statement: the deltas are deleted and exactly the deleted ones
- * are added (a delta that commits meanwhile, or that another fold took, is not
- * counted twice); `$2` names the view of each flat cell (the plan's views' cells
- * in order). The views are updated in view order (concurrent folds lock the
- * rows in one order). O(deltas x cells).
+ * Add support counts (`$2`: per view, a text literal of its cells' counts) to
+ * round `$1`'s rows of views `$3` in slot `$4`, in view order (concurrent
+ * writers lock the rows in one order).
  */
-const FOLD_SQL = `WITH gone AS (DELETE FROM calm_support_deltas WHERE round_no = $1 RETURNING counts),
-  cells AS (SELECT u.i, sum(u.n) AS n FROM gone, unnest(gone.counts) WITH ORDINALITY AS u(n, i) GROUP BY u.i),
-  views AS (SELECT m.view, array_agg(coalesce(cells.n, 0) ORDER BY m.i) AS counts
-    FROM unnest($2::int[]) WITH ORDINALITY AS m(view, i) LEFT JOIN cells ON cells.i = m.i
-    GROUP BY m.view HAVING coalesce(sum(cells.n), 0) <> 0)
-  INSERT INTO calm_support_views (round_no, view, slot, counts)
-  SELECT $1, view, $3, counts FROM views ORDER BY view
+const ADD_VIEWS_SQL = `INSERT INTO calm_support_views (round_no, view, slot, counts)
+  SELECT $1, view, $4, counts::bigint[] FROM unnest($3::int[], $2::text[]) AS t(view, counts) ORDER BY view
   ON CONFLICT (round_no, view, slot) DO UPDATE SET ${ADD_COUNTS}`;
 
 const SCHEMA = [
@@ -481,7 +473,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
 
   /**
    * Fold the support deltas of the rounds this instance wrote deltas of into
-   * their per-view counts ({@link FOLD_SQL}, one statement per round, slot of this
+   * their per-view counts ({@link foldDeltas}, one transaction per round, slot of this
    * instance). Rejects on the first failure (the rounds not folded stay noted).
    */
   async #fold(): Promise<void> {
@@ -489,11 +481,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     for (const round of [...this.#unfolded.values()]) {
       this.#unfolded.delete(round.no);
       try {
-        await statement(this.#pool, {
-          name: "calm_fold_deltas",
-          text: FOLD_SQL,
-          values: [round.no, cellLayout(round.plan).viewOf, this.#slot],
-        });
+        await transaction(this.#pool, (client) => foldDeltas(client, round.no, round.plan, this.#slot));
       } catch (error) {
         this.#unfolded.set(round.no, round);
         throw error;
@@ -539,10 +527,10 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       [closedBefore.toISOString()],
     );
     for (const [no, , plan] of due) {
-      const layout = cellLayout(readPlan(JSON.parse(String(plan))) as CalmPlan);
+      const roundPlan = readPlan(JSON.parse(String(plan))) as CalmPlan;
       await this.#write(async (client) => {
         // The deltas into the per-view counts first, which the next statements move to the closed counts.
-        await client.query(FOLD_SQL, [no, layout.viewOf, this.#slot]);
+        await foldDeltas(client, Number(no), roundPlan, this.#slot);
         for (const statement of COMPACT_SQL) await client.query(statement, [no]);
         await client.query(
           "UPDATE calm_round_state SET ids_dropped_at = coalesce(ids_dropped_at, $2) WHERE round_no = $1",
@@ -667,6 +655,66 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   }
 }
 
+/** Column parsers that keep every value as the text the server sent. */
+const TEXT_VALUES = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
+
+/**
+ * Fold round `no`'s support deltas into its per-view counts in `slot`, inside
+ * the caller's transaction: `DELETE ... RETURNING` the deltas (`int4[]` as
+ * text; the driver reads binary results as UTF-8 text, so not those), sum them here, add the sums to the views' rows ({@link ADD_VIEWS_SQL}).
+ * Exactly the deleted deltas are added, once: a delta another transaction
+ * deletes meanwhile is not returned here, and a rollback keeps both as they
+ * were. O(deltas x cells of the plan) in JavaScript, two statements.
+ */
+async function foldDeltas(client: pg.PoolClient, no: number, plan: CalmPlan, slot: number): Promise<void> {
+  const layout = cellLayout(plan);
+  const gone = await client.query({
+    text: "DELETE FROM calm_support_deltas WHERE round_no = $1 RETURNING counts",
+    values: [no],
+    rowMode: "array",
+    types: TEXT_VALUES,
+  });
+  if (gone.rows.length === 0) return;
+  const sums = new Float64Array(layout.total);
+  for (const [counts] of gone.rows) addIntArrayText(counts as string, sums);
+  const views: number[] = [];
+  const literals: string[] = [];
+  plan.views.forEach((view, v) => {
+    const cells = sums.subarray(layout.offsets[v]!, layout.offsets[v]! + view.cells);
+    if (cells.every((x) => x === 0)) return;
+    views.push(v);
+    literals.push(`"{${cells.join(",")}}"`);
+  });
+  if (views.length > 0)
+    await client.query(ADD_VIEWS_SQL, [no, `{${literals.join(",")}}`, intArray(views), slot]);
+}
+
+/**
+ * Add the elements of a one-dimensional array of non-negative integers in
+ * PostgreSQL's text form (`{3,0,12}`) to `sums` element by element;
+ * `StorageError` if it is not that or its length is not `sums.length`. O(text length).
+ */
+function addIntArrayText(text: string, sums: Float64Array): void {
+  const fail = () => new StorageError(`a stored support delta is not an int4[] of ${sums.length} counts`);
+  const end = text.length - 1;
+  if (text.charCodeAt(0) !== 123 || text.charCodeAt(end) !== 125) throw fail(); // { and }
+  let i = 0;
+  let value = 0;
+  let digits = 0;
+  for (let at = 1; at <= end; at++) {
+    const c = text.charCodeAt(at);
+    if (c >= 48 && c <= 57) {
+      value = value * 10 + (c - 48);
+      digits++;
+    } else if ((c === 44 || at === end) && digits > 0 && i < sums.length) {
+      sums[i++]! += value; // , or the closing }
+      value = 0;
+      digits = 0;
+    } else throw fail();
+  }
+  if (i !== sums.length) throw fail();
+}
+
 async function addCounter(client: pg.PoolClient, round: number, name: string, amount: number): Promise<void> {
   await client.query(
     `INSERT INTO calm_counters VALUES ($1, $2, $3) ON CONFLICT (round_no, name)
@@ -746,13 +794,15 @@ function supportDeltas(
     lasts.push(total);
   }
   const buffer = binaryArrayBuffer(total, INT4_OID, 4);
+  const data = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength); // ~10x Buffer.writeInt32BE
   let at = 20;
-  for (const [, tally] of ordered)
-    for (const count of tally.counts) {
-      buffer.writeInt32BE(4, at);
-      buffer.writeInt32BE(count, at + 4);
-      at += 8;
+  for (const [, tally] of ordered) {
+    const counts = tally.counts;
+    for (let i = 0; i < counts.length; i++, at += 8) {
+      data.setInt32(at, 4);
+      data.setInt32(at + 4, counts[i]!);
     }
+  }
   return { rounds, counts: buffer, first, last: lasts };
 }
 
@@ -780,10 +830,11 @@ function binaryArrayBuffer(n: number, oid: number, size: number): Buffer {
 /** `int4[]` of `value(entry)` in binary format (a Buffer parameter: the driver sends it as is). O(entries). */
 function binaryInt4Array(entries: readonly Entry[], value: (entry: Entry) => number): Buffer {
   const buffer = binaryArrayBuffer(entries.length, INT4_OID, 4);
+  const data = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   let at = 20;
   for (const entry of entries) {
-    buffer.writeInt32BE(4, at);
-    buffer.writeInt32BE(value(entry), at + 4);
+    data.setInt32(at, 4);
+    data.setInt32(at + 4, value(entry));
     at += 8;
   }
   return buffer;
@@ -803,7 +854,8 @@ function binaryUuidArray(entries: readonly Entry[]): Buffer {
   let at = 20;
   for (const entry of entries) {
     const id = entry.report.id;
-    buffer.writeInt32BE(16, at);
+    buffer[at] = buffer[at + 1] = buffer[at + 2] = 0; // the element's length, 16 (big-endian)
+    buffer[at + 3] = 16;
     at += 4;
     for (let c = 0; c < 36; c += 2) {
       if (c === 8 || c === 13 || c === 18 || c === 23) c++;

@@ -12,6 +12,7 @@ import {
   postgresServer,
   roundBody,
   suitePostgresDatabase,
+  withPostgresDatabase,
 } from "./support.js";
 
 describeWith(postgresServer(), "PostgreSQL: two collector processes share one database", (server) => {
@@ -57,6 +58,68 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
     } finally {
       await storage.close();
     }
+  });
+
+  it("stores each group's support as a delta row and folds the deltas into the per-view counts every 64 groups and on close, each counted once", async () => {
+    // A database of its own: the drop test below expects the suite database's report key nearly empty.
+    await withPostgresDatabase(server.url!, "deltas", async (url) => {
+      const storage = await openPostgresStorage(url, { writers: 1 });
+      const probe = new pg.Client({ connectionString: url });
+      await probe.connect();
+      try {
+        const plan = planRound(roundBody(mixedRecords(10, 3), 1, 2, 10_000) as never);
+        const round = await storage.createRound({ ...plan, id: "00000000-0000-4000-8000-0000000000f0" });
+        const expected = round.plan.views.map((view) => new Array<number>(view.cells).fill(0));
+        let next = 0;
+        // 100 reports a batch, 9 in 10 of view 0 (counts of more than one digit in a group's delta).
+        const batch = () =>
+          Array.from({ length: 100 }, () => {
+            const i = next++;
+            const view = i % 10 === 0 ? i % round.plan.m : 0;
+            const cells = round.plan.views[view]!.cells;
+            const support = [...new Set([i % cells, (7 * i + 3) % cells])];
+            for (const cell of support) expected[view]![cell]!++;
+            return acceptedReport(i, view, support);
+          });
+        const rows = async () =>
+          (
+            await probe.query(
+              `SELECT (SELECT count(*) FROM calm_support_deltas WHERE round_no = $1)::int AS deltas,
+                 (SELECT coalesce(sum(n), 0) FROM calm_support_deltas, unnest(counts) AS n WHERE round_no = $1)::int AS unfolded,
+                 (SELECT coalesce(sum(n), 0) FROM calm_support_views, unnest(counts) AS n WHERE round_no = $1)::int AS folded`,
+              [round.no],
+            )
+          ).rows[0] as { deltas: number; unfolded: number; folded: number };
+        const total = () => expected.flat().reduce((sum, x) => sum + x, 0);
+        // One writer, one batch at a time: 100 groups.
+        for (let g = 0; g < 100; g++) await storage.storeReports(round, batch());
+        // The fold that the 64th group started runs in the background: wait for it (at most 10 s).
+        for (let waited = 0; waited < 10_000 && (await rows()).deltas > 100 - 64; waited += 50)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const during = await rows();
+        expect(during.deltas).toBeLessThanOrEqual(100 - 64);
+        expect(during.folded).toBeGreaterThan(0);
+        expect(during.folded + during.unfolded).toBe(total());
+        // Reads add the deltas not folded yet.
+        expect((await storage.supportCounts(round)).support.map((cells) => Array.from(cells))).toEqual(
+          expected,
+        );
+        await storage.close(); // folds what is left
+        expect(await rows()).toEqual({ deltas: 0, unfolded: 0, folded: total() });
+        const again = await openPostgresStorage(url);
+        try {
+          expect((await again.supportCounts(round)).support.map((cells) => Array.from(cells))).toEqual(
+            expected,
+          );
+          expect((await again.counts(round)).accepted).toBe(10_000);
+        } finally {
+          await again.close();
+        }
+      } finally {
+        await storage.close();
+        await probe.end();
+      }
+    });
   });
 
   it("refuses a writers count that is not an integer from 1 to the pool size", async () => {
