@@ -16,7 +16,7 @@ import type { GraphicalModel } from "./graphical-model.js";
 import { interactionTransform } from "./interaction-basis.js";
 import { fitJoint, type JointFitOptions } from "./joint-fit.js";
 import { planRuntime } from "./runtime.js";
-import { SHAPE_MAX_CARDINALITY, SHAPE_MIN_ATTRIBUTES, shapePosterior } from "./shape-prior.js";
+import { SHAPE_MAX_CARDINALITY, SHAPE_MIN_ATTRIBUTES, shapePosterior, signalShare } from "./shape-prior.js";
 
 /** How {@link estimateCalmPlus} shrinks the pooled interaction coefficients. */
 export type CalmPlusShrinkage = "mixture" | "order" | "block" | "none";
@@ -53,19 +53,24 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    */
   interactionTarget?: "independence" | "maxent";
   /**
-   * The prior of the one-way marginals (default "contrasts"): every Helmert
-   * contrast shrunk toward 0 (Uni's marginal) under the order's scale-mixture
-   * prior; or ("shape") for the attributes with 3..4 categories, when at least 4
-   * share a cardinality, a permutation-invariant empirical-Bayes prior on the
-   * marginal's shape (see `shapePosterior`: the attributes' sorted profiles are
-   * fitted by maximum marginal likelihood, whichever category is the large one;
-   * the posterior mean lies in the simplex), the other attributes as "contrasts".
-   * Binary attributes always take "contrasts": their one contrast's symmetric
-   * scale mixture already is a prior on the shape |p - 1/2| (a shape prior on them
-   * was measured worse on NLTCS). Measured in the README: "shape" gains 11% at eps
-   * 0.2 on Adult d = 15 but loses up to 6% on Adult d = 8, so it is not the default.
+   * The prior of the one-way marginals (default "hybrid"). "contrasts" (the
+   * default before session 5): every Helmert contrast shrunk toward 0 (Uni's
+   * marginal) under the order's scale-mixture prior. "shape": for the attributes
+   * with 3..4 categories, when at least 4 share a cardinality, a
+   * permutation-invariant empirical-Bayes prior on the marginal's shape (see
+   * `shapePosterior`: the attributes' sorted profiles fitted by maximum marginal
+   * likelihood, whichever category is the large one, mixed with a flat prior on
+   * the simplex by the signal fraction s), the other attributes as "contrasts".
+   * "hybrid": for those attributes the prior s * contrasts + (1 - s) * fitted
+   * shapes, i.e. the two posterior means weighted by s and (1 - s) times their
+   * marginal densities: near-uniform marginals keep the contrasts' spike at
+   * Uni, skewed ones borrow the shapes. Binary attributes always take
+   * "contrasts" (their one contrast's symmetric scale mixture already is a prior
+   * on |p - 1/2|; a shape prior on them was measured worse on NLTCS). Measured in
+   * the README: "shape" gains 11% at eps 0.2 on Adult d = 15 but loses up to 6% on
+   * Adult d = 8; "hybrid" gains 6% / 4% (k = 3 / 6) and loses nowhere beyond 1%.
    */
-  oneWayPrior?: "contrasts" | "shape";
+  oneWayPrior?: "contrasts" | "shape" | "hybrid";
   /**
    * Largest query table (cells) an answer may allocate; a larger query is refused
    * with `CannotRunError` naming the size it would need. Default 2^24.
@@ -245,9 +250,9 @@ export function estimateCalmPlus(
   const interactionTarget = options.interactionTarget ?? "maxent";
   if (interactionTarget !== "independence" && interactionTarget !== "maxent")
     invalid("estimateCalmPlus", 'interactionTarget must be "independence" or "maxent"', interactionTarget);
-  const oneWayPrior = options.oneWayPrior ?? "contrasts";
-  if (oneWayPrior !== "contrasts" && oneWayPrior !== "shape")
-    invalid("estimateCalmPlus", 'oneWayPrior must be "contrasts" or "shape"', oneWayPrior);
+  const oneWayPrior = options.oneWayPrior ?? "hybrid";
+  if (oneWayPrior !== "contrasts" && oneWayPrior !== "shape" && oneWayPrior !== "hybrid")
+    invalid("estimateCalmPlus", 'oneWayPrior must be "contrasts", "shape" or "hybrid"', oneWayPrior);
   const shrinkOptions: ShrinkOptions = {
     interactionTarget,
     oneWayPrior,
@@ -715,7 +720,7 @@ function coefficientKeys(
 /** What {@link shrinkPooled} shrinks the interactions of order >= 3 toward. */
 interface ShrinkOptions {
   interactionTarget: "independence" | "maxent";
-  oneWayPrior: "contrasts" | "shape";
+  oneWayPrior: "contrasts" | "shape" | "hybrid";
   /** Every attribute's number of categories. */
   cardinalities: readonly number[];
 }
@@ -782,10 +787,18 @@ function shrinkPooled(
     let measured = all.filter((entry) => entry.precision > 0);
     if (measured.length === 0) continue;
     // One-way marginals under the shape prior: set here, left out of the order's mixture below.
-    const shaped =
-      order === 1 && oneWayPrior === "shape" && shrinkage !== "none"
-        ? shapeOneWays(measured, cardinalities)
-        : new Map<Pooled, { value: number; factor: number }>();
+    const hybrid = order === 1 && oneWayPrior === "hybrid" && shrinkage === "mixture";
+    const shapes =
+      order === 1 && (oneWayPrior === "shape" || hybrid) && shrinkage !== "none"
+        ? shapeOneWays(measured, cardinalities, hybrid ? 0 : undefined)
+        : [];
+    // "shape": these one-way entries are set by the shape prior and left out of the order's mixture.
+    const shaped = new Map<Pooled, { value: number; factor: number }>();
+    if (!hybrid)
+      for (const shape of shapes)
+        shape.entries.forEach((entry, j) => {
+          shaped.set(entry, { value: shape.values[j]!, factor: shape.factor });
+        });
     measured = measured.filter((entry) => !shaped.has(entry));
     const residual = Float64Array.from(measured, (e) => e.weighted / e.precision - e.value);
     const tau2 = Float64Array.from(measured, (e) => 1 / e.precision);
@@ -804,9 +817,10 @@ function shrinkPooled(
       for (let i = 0; i < residual.length; i++) residual[i]! -= center;
     }
     let factors: Float64Array;
+    const logDensity = new Float64Array(measured.length);
     if (shrinkage === "none") factors = new Float64Array(measured.length).fill(1);
     else if (shrinkage === "mixture")
-      factors = measured.length > 0 ? mixtureFactors(residual, tau2) : new Float64Array(0);
+      factors = measured.length > 0 ? mixtureFactors(residual, tau2, logDensity) : new Float64Array(0);
     else {
       factors = momentFactors(residual, tau2);
       if (shrinkage === "block") {
@@ -838,6 +852,24 @@ function shrinkPooled(
       noise += tau2[i]!;
       factorSum += factors[i]!;
     });
+    if (hybrid) {
+      // Each shaped attribute's posterior under the prior s * contrasts + (1 - s) * fitted shapes:
+      // the two posterior means weighted by their marginal densities.
+      const index = new Map<Pooled, number>();
+      measured.forEach((entry, i) => {
+        index.set(entry, i);
+      });
+      for (const shape of shapes) {
+        let logContrasts = 0;
+        for (const entry of shape.entries) logContrasts += logDensity[index.get(entry)!]!;
+        const logit = Math.log(shape.share) + logContrasts - Math.log(1 - shape.share) - shape.logDensity;
+        const weight = logit >= 0 ? 1 / (1 + Math.exp(-logit)) : Math.exp(logit) / (1 + Math.exp(logit));
+        shape.entries.forEach((entry, j) => {
+          entry.value = weight * entry.value + (1 - weight) * shape.values[j]!;
+          entry.factor = weight * entry.factor + (1 - weight) * shape.factor;
+        });
+      }
+    }
     for (const [entry, { value, factor }] of shaped) {
       entry.value = value;
       entry.factor = factor;
@@ -859,6 +891,19 @@ function shrinkPooled(
   return report;
 }
 
+/** One attribute's one-way entries under the shape prior. */
+interface ShapedAttribute {
+  /** Its one-way entries, by contrast digit 1..c-1. */
+  entries: Pooled[];
+  /** Their posterior means and the mean shrinkage factor. */
+  values: Float64Array;
+  factor: number;
+  /** log marginal density of its pooled coefficients under the fitted shape prior. */
+  logDensity: number;
+  /** The group's signal fraction (see `signalShare`). */
+  share: number;
+}
+
 /**
  * The one-way entries set by the shape prior (see `shapePosterior`): the
  * attributes with 3..SHAPE_MAX_CARDINALITY categories whose every contrast was
@@ -869,7 +914,8 @@ function shrinkPooled(
 function shapeOneWays(
   measured: readonly Pooled[],
   cardinalities: readonly number[],
-): Map<Pooled, { value: number; factor: number }> {
+  flatShare?: number,
+): ShapedAttribute[] {
   const byAttribute = new Map<number, Pooled[]>();
   for (const entry of measured) {
     const attribute = Number(entry.block.slice(0, -1));
@@ -889,19 +935,23 @@ function shapeOneWays(
     group.push({ attribute, entries });
     groups.set(c, group);
   }
-  const shaped = new Map<Pooled, { value: number; factor: number }>();
+  const shaped: ShapedAttribute[] = [];
   for (const [c, group] of groups) {
     if (group.length < SHAPE_MIN_ATTRIBUTES) continue;
-    const outputs = shapePosterior(
-      group.map(({ entries }) => ({
-        coefficients: Float64Array.from(entries, (e) => e.weighted / e.precision),
-        variances: Float64Array.from(entries, (e) => 1 / e.precision),
-      })),
-      c,
-    );
+    const inputs = group.map(({ entries }) => ({
+      coefficients: Float64Array.from(entries, (e) => e.weighted / e.precision),
+      variances: Float64Array.from(entries, (e) => 1 / e.precision),
+    }));
+    const share = signalShare(inputs);
+    const outputs = shapePosterior(inputs, c, flatShare ?? share);
     group.forEach(({ entries }, i) => {
-      entries.forEach((entry, j) => {
-        shaped.set(entry, { value: outputs[i]!.coefficients[j]!, factor: outputs[i]!.factor });
+      const output = outputs[i]!;
+      shaped.push({
+        entries,
+        values: output.coefficients,
+        factor: output.factor,
+        logDensity: output.logDensity,
+        share,
       });
     });
   }
@@ -1013,7 +1063,7 @@ const MIXTURE_ITERATIONS = 200;
  * threshold to tune. Cost: O(N G) per EM iteration for N coefficients and G grid
  * points (G ~ 2 log2(range), about 30), 200 iterations.
  */
-function mixtureFactors(residual: Float64Array, tau2: Float64Array): Float64Array {
+function mixtureFactors(residual: Float64Array, tau2: Float64Array, logDensity?: Float64Array): Float64Array {
   const count = residual.length;
   let minTau = Number.POSITIVE_INFINITY;
   let maxResidual = 0;
@@ -1057,6 +1107,7 @@ function mixtureFactors(residual: Float64Array, tau2: Float64Array): Float64Arra
       factor += (w * s2) / (s2 + tau2[i]!);
     }
     factors[i] = total > 0 ? factor / total : 0;
+    if (logDensity) logDensity[i] = Math.log(total) - 0.5 * Math.log(2 * Math.PI);
   }
   return factors;
 }

@@ -108,20 +108,21 @@ describe("shapePosterior", () => {
 });
 
 describe('estimateCalmPlus oneWayPrior "shape"', () => {
-  it("closer one-way marginals when attributes share a skewed shape in random orders (paired z >= 3)", () => {
+  it('closer one-way marginals when attributes share a skewed shape in random orders ("shape", "hybrid": paired z >= 3)', () => {
     // 10 independent ternary attributes, each marginal a random ordering of
     // (0.75, 0.17, 0.08), n = 2^16, eps 0.2, 8 seeded repetitions: SSE of the released
     // views' one-way marginals against the truth, summed over attributes. Measured
-    // when written: mean 0.33 (contrasts) vs 0.18 (shape), lower in 8 of 8
-    // repetitions, paired z 14.3.
+    // when written: mean 0.33 (contrasts) vs 0.18 (shape) and 0.24 (hybrid), each
+    // lower in 8 of 8 repetitions; paired z 14.3 (shape).
     const n = 2 ** 16;
     const reps = 8;
     const differences: number[] = [];
+    const hybridDifferences: number[] = [];
     for (let rep = 0; rep < reps; rep++) {
       const { store, marginals } = shapedStore(seededRng(deriveSeed(31, rep, 1)), n, 10, [0.75, 0.17, 0.08]);
       const plan = planCalm({ schema: store.schema, n, eps: 0.2, k: 3 });
       const aggregator = simulateCalm(plan, store, seededRng(deriveSeed(31, rep, 2)));
-      const oneWaySse = (oneWayPrior: "contrasts" | "shape") => {
+      const oneWaySse = (oneWayPrior: "contrasts" | "shape" | "hybrid") => {
         const { views } = estimateCalmPlus(plan, aggregator, { oneWayPrior });
         let total = 0;
         marginals.forEach((truth, a) => {
@@ -134,35 +135,42 @@ describe('estimateCalmPlus oneWayPrior "shape"', () => {
         });
         return total;
       };
-      differences.push(oneWaySse("contrasts") - oneWaySse("shape"));
+      const contrasts = oneWaySse("contrasts");
+      differences.push(contrasts - oneWaySse("shape"));
+      hybridDifferences.push(contrasts - oneWaySse("hybrid"));
     }
-    const mean = differences.reduce((s, x) => s + x, 0) / reps;
-    const variance = differences.reduce((s, x) => s + (x - mean) ** 2, 0) / (reps - 1);
-    expect(mean / Math.sqrt(variance / reps)).toBeGreaterThanOrEqual(3);
+    const z = (values: number[]) => {
+      const mean = values.reduce((s, x) => s + x, 0) / values.length;
+      const variance = values.reduce((s, x) => s + (x - mean) ** 2, 0) / (values.length - 1);
+      return mean / Math.sqrt(variance / values.length);
+    };
+    expect(z(differences)).toBeGreaterThanOrEqual(3);
+    expect(z(hybridDifferences)).toBeGreaterThanOrEqual(3);
   });
 
-  it("changes nothing on binary attributes, is not the default; bad values are refused", () => {
+  it('changes nothing on binary attributes; "hybrid" is the default; bad values are refused', () => {
     const store = markovStore(seededRng(5), 2 ** 12, [2, 2, 2, 2, 2, 2], 0.7);
     const plan = planCalm({ schema: store.schema, n: 2 ** 12, eps: 0.5, k: 3 });
     const aggregator = simulateCalm(plan, store, seededRng(6));
-    const a = estimateCalmPlus(plan, aggregator).views;
-    const b = estimateCalmPlus(plan, aggregator, { oneWayPrior: "shape" }).views;
-    a.forEach((view, v) => {
-      expect(Array.from(b[v]!.cells)).toEqual(Array.from(view.cells));
-    });
-    // With 5 ternary attributes the default is the "contrasts" prior, and "shape" differs from it.
+    const a = estimateCalmPlus(plan, aggregator, { oneWayPrior: "contrasts" }).views;
+    for (const oneWayPrior of ["shape", "hybrid"] as const) {
+      const b = estimateCalmPlus(plan, aggregator, { oneWayPrior }).views;
+      a.forEach((view, v) => {
+        expect(Array.from(b[v]!.cells)).toEqual(Array.from(view.cells));
+      });
+    }
+    // With 5 ternary attributes the default is "hybrid", and it differs from "contrasts" and "shape".
     const ternary = markovStore(seededRng(9), 2 ** 12, [3, 3, 2, 3, 2, 3, 3, 2], 0.7);
     const ternaryPlan = planCalm({ schema: ternary.schema, n: 2 ** 12, eps: 0.5, k: 3 });
     const reports = simulateCalm(ternaryPlan, ternary, seededRng(10));
     const byDefault = estimateCalmPlus(ternaryPlan, reports).views;
     const shape = estimateCalmPlus(ternaryPlan, reports, { oneWayPrior: "shape" }).views;
+    const hybrid = estimateCalmPlus(ternaryPlan, reports, { oneWayPrior: "hybrid" }).views;
     const contrasts = estimateCalmPlus(ternaryPlan, reports, { oneWayPrior: "contrasts" }).views;
-    expect(byDefault.map((view) => Array.from(view.cells))).toEqual(
-      contrasts.map((view) => Array.from(view.cells)),
-    );
-    expect(byDefault.map((view) => Array.from(view.cells))).not.toEqual(
-      shape.map((view) => Array.from(view.cells)),
-    );
+    const cells = (views: readonly { cells: Float64Array }[]) => views.map((view) => Array.from(view.cells));
+    expect(cells(byDefault)).toEqual(cells(hybrid));
+    expect(cells(byDefault)).not.toEqual(cells(contrasts));
+    expect(cells(byDefault)).not.toEqual(cells(shape));
     expect(() => estimateCalmPlus(plan, aggregator, { oneWayPrior: "flat" as never })).toThrow(
       InvalidParameterError,
     );
@@ -171,15 +179,17 @@ describe('estimateCalmPlus oneWayPrior "shape"', () => {
     );
   });
 
-  it("fewer than 4 attributes of a cardinality keep the contrasts prior", () => {
+  it('fewer than 4 attributes of a cardinality keep the contrasts prior ("shape" and "hybrid")', () => {
     const cardinalities = [3, 3, 3, 2, 2, 2];
     const store = markovStore(seededRng(7), 2 ** 12, cardinalities, 0.6);
     const plan = planCalm({ schema: store.schema, n: 2 ** 12, eps: 0.5, k: 3 });
     const aggregator = simulateCalm(plan, store, seededRng(8));
     const a = estimateCalmPlus(plan, aggregator, { oneWayPrior: "contrasts" }).views;
-    const b = estimateCalmPlus(plan, aggregator, { oneWayPrior: "shape" }).views;
-    a.forEach((view, v) => {
-      expect(Array.from(b[v]!.cells)).toEqual(Array.from(view.cells));
-    });
+    for (const oneWayPrior of ["shape", "hybrid"] as const) {
+      const b = estimateCalmPlus(plan, aggregator, { oneWayPrior }).views;
+      a.forEach((view, v) => {
+        expect(Array.from(b[v]!.cells)).toEqual(Array.from(view.cells));
+      });
+    }
   });
 });

@@ -20,6 +20,8 @@ export interface ShapeInput {
 /** The posterior mean of one attribute's coefficients and its shrinkage factor. */
 export interface ShapeOutput {
   readonly coefficients: Float64Array;
+  /** log of the marginal density of the attribute's coefficients under the fitted prior (normal noise). */
+  readonly logDensity: number;
   /** Mean posterior variance / tau^2 over the coefficients, in [0, 1] (a normal prior's factor f has variance f tau^2). */
   readonly factor: number;
 }
@@ -41,13 +43,18 @@ export interface ShapeOutput {
  * Cost: O(N A (c + iterations)) for N attributes and A atoms (c = 3: ~1,300 atoms;
  * c = 4: ~4,500), i.e. independent of d beyond N and of the views.
  */
-export function shapePosterior(inputs: readonly ShapeInput[], c: number): ShapeOutput[] {
+export function shapePosterior(
+  inputs: readonly ShapeInput[],
+  c: number,
+  flatShare: number = signalShare(inputs),
+): ShapeOutput[] {
   const { atoms, profileOf, multiplicity, profiles } = shapeAtoms(c);
   const dims = c - 1;
   const atomCount = profileOf.length;
   const n = inputs.length;
   // likelihood[i * atomCount + t] = exp(loglik - max_t loglik) of attribute i under atom t.
   const likelihood = new Float64Array(n * atomCount);
+  const offsets = new Float64Array(n);
   inputs.forEach((input, i) => {
     let best = Number.NEGATIVE_INFINITY;
     for (let t = 0; t < atomCount; t++) {
@@ -61,6 +68,8 @@ export function shapePosterior(inputs: readonly ShapeInput[], c: number): ShapeO
     }
     for (let t = 0; t < atomCount; t++)
       likelihood[i * atomCount + t] = Math.exp(likelihood[i * atomCount + t]! - best);
+    offsets[i] = best;
+    for (let j = 0; j < dims; j++) offsets[i]! -= 0.5 * Math.log(2 * Math.PI * input.variances[j]!);
   });
   let weights = new Float64Array(profiles).fill(1 / profiles);
   const posterior = new Float64Array(atomCount);
@@ -79,8 +88,7 @@ export function shapePosterior(inputs: readonly ShapeInput[], c: number): ShapeO
     for (let g = 0; g < profiles; g++) next[g]! /= n;
     weights = next;
   }
-  const floor = signalShare(inputs);
-  for (let g = 0; g < profiles; g++) weights[g] = (1 - floor) * weights[g]! + floor / profiles;
+  for (let g = 0; g < profiles; g++) weights[g] = (1 - flatShare) * weights[g]! + flatShare / profiles;
   const prior = atomPrior(weights);
   return inputs.map((input, i) => {
     let total = 0;
@@ -101,7 +109,7 @@ export function shapePosterior(inputs: readonly ShapeInput[], c: number): ShapeO
       const variance = Math.max(0, square[j]! / total - mean[j]! * mean[j]!);
       factor += Math.min(1, variance / input.variances[j]!) / dims;
     }
-    return { coefficients: mean, factor };
+    return { coefficients: mean, factor, logDensity: offsets[i]! + Math.log(total) };
   });
 }
 
@@ -117,7 +125,7 @@ export function shapePosterior(inputs: readonly ShapeInput[], c: number): ShapeO
  * 0.2 / 0.5 / 0.8 / 1): this share -10.9% / -0.5% / +0.2% / +0.3%; a fixed share of
  * 0.2: -12.0% / +2.6% / - / +1.1%; 0.5: -11.6% / +0.7% / - / +0.8%; 0.8: -9.2% / -0.5% / - / +0.4%.
  */
-function signalShare(inputs: readonly ShapeInput[]): number {
+export function signalShare(inputs: readonly ShapeInput[]): number {
   let excess = 0;
   let noise = 0;
   let count = 0;

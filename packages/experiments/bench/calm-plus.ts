@@ -35,8 +35,9 @@ const queries = Number(argument("queries", "50"));
 // "-maxent": answers by max entropy over the model's views plus the prior pairs; "-prodt": orders >= 3
 // shrunk toward the product of the one-way marginals (interactionTarget "independence", the default
 // before session 4) instead of the max-entropy extension of their (r-1)-way marginals.
-// "-shape": one-way marginals of 3..4 categories under the permutation-invariant shape prior
-// (oneWayPrior "shape") instead of every contrast under the order's scale mixture (default "contrasts").
+// One-way prior of attributes with 3..4 categories (oneWayPrior): default "hybrid" (s * contrasts +
+// (1 - s) * fitted shapes); "-shape": the permutation-invariant shape prior alone; "-contrasts": every
+// contrast under the order's scale mixture (the default before session 5).
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
@@ -45,7 +46,11 @@ const variantOptions = (variant: string) => {
     unmeasuredPairs: flags.includes("indep") ? ("independence" as const) : ("prior" as const),
     variance: flags.includes("uniform") ? ("uniform" as const) : ("plugin" as const),
     interactionTarget: flags.includes("prodt") ? ("independence" as const) : ("maxent" as const),
-    oneWayPrior: flags.includes("shape") ? ("shape" as const) : ("contrasts" as const),
+    oneWayPrior: flags.includes("contrasts")
+      ? ("contrasts" as const)
+      : flags.includes("shape")
+        ? ("shape" as const)
+        : ("hybrid" as const),
     estimator:
       flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
     joint: {
