@@ -64,11 +64,13 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    * "hybrid": for those attributes the prior s * contrasts + (1 - s) * fitted
    * shapes, i.e. the two posterior means weighted by s and (1 - s) times their
    * marginal densities: near-uniform marginals keep the contrasts' spike at
-   * Uni, skewed ones borrow the shapes. Binary attributes always take
-   * "contrasts" (their one contrast's symmetric scale mixture already is a prior
-   * on |p - 1/2|; a shape prior on them was measured worse on NLTCS). Measured in
-   * the README: "shape" gains 11% at eps 0.2 on Adult d = 15 but loses up to 6% on
-   * Adult d = 8; "hybrid" gains 6% / 4% (k = 3 / 6) and loses nowhere beyond 1%.
+   * Uni, skewed ones borrow the shapes. With "shape" and "hybrid" the one-way
+   * contrasts' centre and mixture are fitted per number of categories. Binary
+   * attributes always take "contrasts" (their one contrast's symmetric scale
+   * mixture already is a prior on |p - 1/2|; a shape prior on them was measured
+   * worse on NLTCS). Measured in the README: "shape" gains 11% at eps 0.2 on Adult
+   * d = 15 but loses up to 6% on Adult d = 8; "hybrid" gains 8% / 4% (k = 3 / 6)
+   * and loses nowhere beyond 1%.
    */
   oneWayPrior?: "contrasts" | "shape" | "hybrid";
   /**
@@ -741,7 +743,10 @@ interface ShrinkOptions {
  * With `oneWayPrior` "shape", the one-way marginals of attributes with 3..4
  * categories (groups of >= 4 of one cardinality) are instead the posterior means
  * under the permutation-invariant shape prior (`shapePosterior`), and the order's
- * centre and mixture are fitted to the other one-way coefficients only.
+ * centre and mixture are fitted to the other one-way coefficients only; with
+ * "hybrid" (default) they are the posterior means under s * (the order's mixture)
+ * + (1 - s) * (the fitted shapes), weighted by their marginal densities. With
+ * either, order 1's centre and mixture are fitted per number of categories.
  * O(number of coefficients) ("mixture": times the EM cost of {@link mixtureFactors};
  * "maxent": plus one small IPF per attribute set of order >= 3; "shape": plus
  * `shapePosterior`'s O(attributes x atoms x iterations)).
@@ -804,24 +809,59 @@ function shrinkPooled(
     const tau2 = Float64Array.from(measured, (e) => 1 / e.precision);
     // The prior's centre: the precision-weighted mean residual of the order (e.g. the
     // typical positive correlation of a data set's pairs), kept like Efron-Morris' grand mean.
+    // Groups sharing one centre and one mixture: the whole order; with the "shape" and "hybrid"
+    // one-way priors, the one-way contrasts per number of categories (a binary attribute's one
+    // contrast and a ternary attribute's two are different quantities).
+    const cardinalityOf = (entry: Pooled) => cardinalities[Number(entry.block.slice(0, -1))]!;
+    const perCardinality = order === 1 && oneWayPrior !== "contrasts";
+    const groupOf = (entry: Pooled) => (perCardinality ? cardinalityOf(entry) : 0);
+    const groups = new Map<number, number[]>();
+    measured.forEach((entry, i) => {
+      const key = groupOf(entry);
+      const members = groups.get(key) ?? [];
+      members.push(i);
+      groups.set(key, members);
+    });
+    const centers = new Map<number, number>();
     let center = 0;
     if (shrinkage !== "none" && measured.length > 0) {
+      for (const [key, members] of groups) {
+        let num = 0;
+        let den = 0;
+        for (const i of members) {
+          num += residual[i]! * measured[i]!.precision;
+          den += measured[i]!.precision;
+        }
+        centers.set(key, num / den);
+        for (const i of members) residual[i]! -= num / den;
+      }
       let num = 0;
       let den = 0;
-      measured.forEach((e, i) => {
-        num += residual[i]! * e.precision;
+      measured.forEach((e) => {
+        num += centers.get(groupOf(e))! * e.precision;
         den += e.precision;
       });
       center = num / den;
-      for (const entry of all) if (!shaped.has(entry)) entry.value += center;
-      for (let i = 0; i < residual.length; i++) residual[i]! -= center;
+      for (const entry of all) if (!shaped.has(entry)) entry.value += centers.get(groupOf(entry)) ?? center;
     }
     let factors: Float64Array;
     const logDensity = new Float64Array(measured.length);
     if (shrinkage === "none") factors = new Float64Array(measured.length).fill(1);
-    else if (shrinkage === "mixture")
-      factors = measured.length > 0 ? mixtureFactors(residual, tau2, logDensity) : new Float64Array(0);
-    else {
+    else if (shrinkage === "mixture") {
+      factors = new Float64Array(measured.length);
+      for (const members of groups.values()) {
+        const local = new Float64Array(members.length);
+        const part = mixtureFactors(
+          Float64Array.from(members, (i) => residual[i]!),
+          Float64Array.from(members, (i) => tau2[i]!),
+          local,
+        );
+        members.forEach((i, m) => {
+          factors[i] = part[m]!;
+          logDensity[i] = local[m]!;
+        });
+      }
+    } else {
       factors = momentFactors(residual, tau2);
       if (shrinkage === "block") {
         const blocks = new Map<string, number[]>();

@@ -179,17 +179,16 @@ describe('estimateCalmPlus oneWayPrior "shape"', () => {
     );
   });
 
-  it('fewer than 4 attributes of a cardinality keep the contrasts prior ("shape" and "hybrid")', () => {
+  it('fewer than 4 attributes of a cardinality: no shape group, so "shape" and "hybrid" agree', () => {
+    // Both then only fit the one-way contrasts' prior per number of categories.
     const cardinalities = [3, 3, 3, 2, 2, 2];
     const store = markovStore(seededRng(7), 2 ** 12, cardinalities, 0.6);
     const plan = planCalm({ schema: store.schema, n: 2 ** 12, eps: 0.5, k: 3 });
     const aggregator = simulateCalm(plan, store, seededRng(8));
-    const a = estimateCalmPlus(plan, aggregator, { oneWayPrior: "contrasts" }).views;
-    for (const oneWayPrior of ["shape", "hybrid"] as const) {
-      const b = estimateCalmPlus(plan, aggregator, { oneWayPrior }).views;
-      a.forEach((view, v) => {
-        expect(Array.from(b[v]!.cells)).toEqual(Array.from(view.cells));
-      });
-    }
+    const a = estimateCalmPlus(plan, aggregator, { oneWayPrior: "shape" }).views;
+    const b = estimateCalmPlus(plan, aggregator, { oneWayPrior: "hybrid" }).views;
+    a.forEach((view, v) => {
+      expect(Array.from(b[v]!.cells)).toEqual(Array.from(view.cells));
+    });
   });
 });
