@@ -32,12 +32,13 @@ export interface BenchBackend {
   /** Run SQL on the store (ClickHouse: on every shard) and return the text answers. */
   sql(statement: string): Promise<string[]>;
   /**
-   * CPU seconds (user + system) the database server's processes have used so
-   * far, when the server runs on this machine and its processes can be read in
-   * `/proc` (PostgreSQL: the postmaster and its children, so also other clients'
-   * backends); else undefined. In-process DuckDB counts as the collector's CPU.
+   * CPU seconds (user + system) each of the database server's processes has
+   * used so far, by process id, when the server runs on this machine and its
+   * processes can be read in `/proc` (PostgreSQL: the postmaster and its
+   * children, so also other clients' backends); else undefined. In-process
+   * DuckDB counts as the collector's CPU. See {@link cpuSecondsBetween}.
    */
-  serverCpuSeconds(): Promise<number | undefined>;
+  serverCpuSeconds(): Promise<Map<number, number> | undefined>;
   dispose(): Promise<void>;
 }
 
@@ -51,19 +52,31 @@ function processCpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds of process `root` and its children (`/proc`), or undefined if `/proc` cannot be read. */
-function processTreeCpuSeconds(root: number): number | undefined {
+/** CPU seconds of process `root` and of each of its children (`/proc`), or undefined if `/proc` cannot be read. */
+function processTreeCpuSeconds(root: number): Map<number, number> | undefined {
   if (!existsSync(`/proc/${root}/stat`)) return undefined;
-  let total = processCpuSeconds(root);
+  const seconds = new Map([[root, processCpuSeconds(root)]]);
   for (const entry of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(entry)) continue;
     try {
       const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
-      if (Number(fields[1]) === root) total += processCpuSeconds(Number(entry));
+      if (Number(fields[1]) === root) seconds.set(Number(entry), processCpuSeconds(Number(entry)));
     } catch {
       // the process ended meanwhile
     }
   }
+  return seconds;
+}
+
+/**
+ * CPU seconds used between two readings of {@link BenchBackend.serverCpuSeconds}:
+ * by each process of the second, less what it had used at the first (0 for one
+ * started meanwhile). A process that ended meanwhile is not counted (its time
+ * since the first reading is lost), so this is a lower bound.
+ */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 

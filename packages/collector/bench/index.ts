@@ -28,7 +28,7 @@ import { readPlan } from "@calm-ldp/client";
 import { Bench } from "tinybench";
 import { estimateMarginal, startCollector } from "../src/index.js";
 import { type CollectorProcess, spawnCollector } from "../test/support.js";
-import { type BackendName, benchBackend } from "./backends.js";
+import { type BackendName, benchBackend, cpuSecondsBetween } from "./backends.js";
 import { bareStorage } from "./bare-storage.js";
 
 function argument(name: string, fallback: number): number {
@@ -113,7 +113,9 @@ const run = async (urls: string[]) => {
     loaderCpuMicros: result.cpuMicros,
     cpuMicros: used.user + used.system,
     serverCpuMicros:
-      server === undefined || serverAfter === undefined ? undefined : (serverAfter - server) * 1e6,
+      server === undefined || serverAfter === undefined
+        ? undefined
+        : cpuSecondsBetween(server, serverAfter) * 1e6,
   };
 };
 const cpuLine = (r: Awaited<ReturnType<typeof run>>) =>
