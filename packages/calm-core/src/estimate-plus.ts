@@ -70,7 +70,8 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    * mixture already is a prior on |p - 1/2|; a shape prior on them was measured
    * worse on NLTCS). Measured in the README: "shape" gains 11% at eps 0.2 on Adult
    * d = 15 but loses up to 6% on Adult d = 8; "hybrid" gains 8% / 4% (k = 3 / 6)
-   * and loses nowhere beyond 1%.
+   * and loses nowhere beyond 1%. "hybrid" needs `shrinkage` "mixture" (its
+   * marginal densities); with "order" or "block" it leaves the shape prior out.
    */
   oneWayPrior?: "contrasts" | "shape" | "hybrid";
   /**
