@@ -661,7 +661,8 @@ const TEXT_VALUES = { getTypeParser: () => (value: string) => value } as unknown
 /**
  * Fold round `no`'s support deltas into its per-view counts in `slot`, inside
  * the caller's transaction: `DELETE ... RETURNING` the deltas (`int4[]` as
- * text; the driver reads binary results as UTF-8 text, so not those), sum them here, add the sums to the views' rows ({@link ADD_VIEWS_SQL}).
+ * text: the driver decodes binary results as UTF-8 text, which mangles them),
+ * sum them here, add the sums to the views' rows ({@link ADD_VIEWS_SQL}).
  * Exactly the deleted deltas are added, once: a delta another transaction
  * deletes meanwhile is not returned here, and a rollback keeps both as they
  * were. O(deltas x cells of the plan) in JavaScript, two statements.
