@@ -5,7 +5,9 @@
  * 1. sustained ingest: `--reports` simulated users (default 1,000,000) POSTed in
  *    batches of `--batch` (default 100) with `--concurrency` requests in flight
  *    (default 16) from a load-generator process whose bodies are built before the
- *    clock starts; the same bodies go first to a bare collector in this process
+ *    clock starts; after an untimed warm-up on the bare collector (the first
+ *    `--warmup` reports, default 200,000, so neither run carries the JIT's
+ *    warm-up), the same bodies go first to a bare collector in this process
  *    (same server stack, parsing and validation, stores nothing: `bareStorage`),
  *    then to the real one; prints reports/s of both, their ratio (target >= 50%),
  *    the CPU time per report of the collector, the load generator and (PostgreSQL
@@ -19,7 +21,7 @@
  * 8 cells, one support row per report).
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
- * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2]`
+ * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]`
  * (`--writers`: PostgreSQL's group commits in flight at once).
  */
 
@@ -40,6 +42,7 @@ const reports = argument("reports", 1_000_000);
 const planN = argument("plan-n", reports);
 const batch = argument("batch", 100);
 const concurrency = argument("concurrency", 16);
+const warmup = argument("warmup", 200_000);
 const grr = process.argv.includes("--grr");
 const backendIndex = process.argv.indexOf("--backend");
 const backendName = (backendIndex >= 0 ? process.argv[backendIndex + 1] : "duckdb") as BackendName;
@@ -100,11 +103,11 @@ console.log(
 );
 // Also the CPU time of this process (the collector's event loop, and DuckDB's threads) per report.
 // And the load generator's and (PostgreSQL on this machine) the database server's CPU time.
-const run = async (urls: string[]) => {
+const run = async (urls: string[], requests?: number) => {
   const finished = message<{ seconds: number; failed: number; latencies: number[]; cpuMicros: number }>();
   const server = await backend.serverCpuSeconds();
   const cpu = process.cpuUsage();
-  worker.send({ urls });
+  worker.send({ urls, requests });
   const result = await finished;
   const used = process.cpuUsage(cpu);
   const serverAfter = await backend.serverCpuSeconds();
@@ -120,7 +123,15 @@ const run = async (urls: string[]) => {
 };
 const cpuLine = (r: Awaited<ReturnType<typeof run>>) =>
   `CPU per report: collector ${(r.cpuMicros / reports).toFixed(1)} us, load generator ${(r.loaderCpuMicros / reports).toFixed(1)} us${r.serverCpuMicros === undefined ? "" : `, database server ${(r.serverCpuMicros / reports).toFixed(1)} us`}; ${((r.cpuMicros + r.loaderCpuMicros + (r.serverCpuMicros ?? 0)) / 1e6 / r.seconds).toFixed(2)} cores busy`;
-// The bare ceiling first (same bodies, same round, stores nothing), then the real store.
+// An untimed warm-up on the bare handler (the JIT of the collector and of the load
+// generator), then the bare ceiling (same bodies, same round, stores nothing), then the real store.
+if (warmup > 0) {
+  const requests = Math.ceil(Math.min(warmup, reports) / batch);
+  const warm = await run([bare.url], requests);
+  console.log(
+    `  warm-up on the bare handler, not counted: ${requests} requests (${((requests * batch) / warm.seconds).toFixed(0)} reports/s)`,
+  );
+}
 const ceiling = await run([bare.url]);
 const done = await run(ingestUrls);
 worker.disconnect();

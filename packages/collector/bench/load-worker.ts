@@ -3,8 +3,9 @@
  * IPC; the job arrives as the first message): builds every
  * request body first (perturbation with @calm-ldp/client, untimed), then sends
  * them over keep-alive HTTP with `concurrency` requests in flight and records
- * each request's latency and its own CPU time; once per "go" message (the bare
- * handler's run, then the store's), until the parent disconnects.
+ * each request's latency and its own CPU time; once per "go" message (a warm-up
+ * on the bare handler, the bare handler's run, then the store's), until the
+ * parent disconnects. A "go" with `requests` sends only the first that many bodies.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
@@ -42,17 +43,19 @@ for (let start = 0; start < job.reports; start += job.batch) {
 }
 process.send!({ kind: "ready", requests: bodies.length, bytes: bodies.reduce((s, b) => s + b.length, 0) });
 
-// Each "go" message runs the same bodies once against its collectors (`{urls}`, default the job's).
+// Each "go" message runs the same bodies once against its collectors (`{urls}`, default the job's),
+// or only the first `requests` of them.
 process.on("disconnect", () => process.exit(0));
-process.on("message", async (go: { urls?: string[] }) => {
-  const latencies = new Float64Array(bodies.length);
+process.on("message", async (go: { urls?: string[]; requests?: number }) => {
+  const count = Math.min(bodies.length, go.requests ?? bodies.length);
+  const latencies = new Float64Array(count);
   const urls = (go.urls ?? job.urls).map((url) => `${url}/v1/rounds/${job.round}/reports`);
   let next = 0;
   let failed = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
   const sender = async () => {
-    while (next < bodies.length) {
+    while (next < count) {
       const i = next++;
       const t = performance.now();
       const response = await fetch(urls[i % urls.length]!, {
