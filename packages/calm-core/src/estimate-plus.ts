@@ -15,6 +15,7 @@ import type { CalmAnswer, CalmEstimateOptions, CalmSynopsis } from "./estimate.j
 import type { GraphicalModel } from "./graphical-model.js";
 import { interactionTransform } from "./interaction-basis.js";
 import { fitJoint, type JointFitOptions } from "./joint-fit.js";
+import { mixtureWeights } from "./mixture-weights.js";
 import { planRuntime } from "./runtime.js";
 import { SHAPE_MAX_CARDINALITY, SHAPE_MIN_ATTRIBUTES, shapePosterior, signalShare } from "./shape-prior.js";
 
@@ -1122,21 +1123,7 @@ function mixtureFactors(residual: Float64Array, tau2: Float64Array, logDensity?:
       const v = scales[g]! * scales[g]! + tau2[i]!;
       likelihood[i * grid + g] = Math.exp((-0.5 * residual[i]! * residual[i]!) / v) / Math.sqrt(v);
     }
-  let weights = new Float64Array(grid).fill(1 / grid);
-  const posterior = new Float64Array(grid);
-  for (let iteration = 0; iteration < MIXTURE_ITERATIONS; iteration++) {
-    const next = new Float64Array(grid);
-    for (let i = 0; i < count; i++) {
-      let total = 0;
-      for (let g = 0; g < grid; g++) {
-        posterior[g] = weights[g]! * likelihood[i * grid + g]!;
-        total += posterior[g]!;
-      }
-      if (total > 0) for (let g = 0; g < grid; g++) next[g]! += posterior[g]! / total;
-    }
-    for (let g = 0; g < grid; g++) next[g]! /= count;
-    weights = next;
-  }
+  const weights = mixtureWeights(likelihood, count, grid, MIXTURE_ITERATIONS);
   const factors = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     let total = 0;

@@ -1,4 +1,5 @@
 import { interactionTransform } from "./interaction-basis.js";
+import { mixtureWeights } from "./mixture-weights.js";
 
 /** Largest number of categories the shape prior handles (its atoms are every permutation of every profile). */
 export const SHAPE_MAX_CARDINALITY = 4;
@@ -78,21 +79,7 @@ export function shapePosterior(
   for (let i = 0; i < n; i++)
     for (let t = 0; t < atomCount; t++)
       profileLikelihood[i * profiles + profileOf[t]!]! += likelihood[i * atomCount + t]! / multiplicity[t]!;
-  let weights = new Float64Array(profiles).fill(1 / profiles);
-  const posterior = new Float64Array(profiles);
-  for (let iteration = 0; iteration < SHAPE_ITERATIONS; iteration++) {
-    const next = new Float64Array(profiles);
-    for (let i = 0; i < n; i++) {
-      let total = 0;
-      for (let g = 0; g < profiles; g++) {
-        posterior[g] = weights[g]! * profileLikelihood[i * profiles + g]!;
-        total += posterior[g]!;
-      }
-      if (total > 0) for (let g = 0; g < profiles; g++) next[g]! += posterior[g]! / total;
-    }
-    for (let g = 0; g < profiles; g++) next[g]! /= n;
-    weights = next;
-  }
+  const weights = mixtureWeights(profileLikelihood, n, profiles, SHAPE_ITERATIONS);
   for (let g = 0; g < profiles; g++) weights[g] = (1 - flatShare) * weights[g]! + flatShare / profiles;
   const prior = Float64Array.from(profileOf, (g, t) => weights[g]! / multiplicity[t]!);
   return inputs.map((input, i) => {
