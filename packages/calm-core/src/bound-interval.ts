@@ -1,5 +1,6 @@
 import { CannotRunError } from "./errors.js";
 import { normalQuantile } from "./normal-quantile.js";
+import { distinctPermutations } from "./permutations.js";
 
 /** A covered marginal's linear estimate and per-cell variance (fractions, attributes ascending). */
 export interface BoundMarginal {
@@ -21,16 +22,6 @@ export interface BoundIntervalResult {
   readonly z: number;
 }
 
-/** Permutations of `items` (|items| <= 6 here, at most 720). */
-function permutations<T>(items: readonly T[]): T[][] {
-  if (items.length <= 1) return [items.slice()];
-  const out: T[][] = [];
-  items.forEach((item, i) => {
-    for (const rest of permutations([...items.slice(0, i), ...items.slice(i + 1)])) out.push([item, ...rest]);
-  });
-  return out;
-}
-
 /** Population count of a small bit mask. */
 function bitCount(mask: number): number {
   let count = 0;
@@ -48,7 +39,7 @@ function bitCount(mask: number): number {
 function chainsOf(parts: readonly number[], full: number): { plus: number; minus: number }[][] {
   const orders =
     parts.length <= 6
-      ? permutations(parts)
+      ? distinctPermutations(parts) // distinct parts: all |parts|! <= 720 orders
       : parts.map((start) => {
           const order = [start];
           let union = start;

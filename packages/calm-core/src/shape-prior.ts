@@ -1,5 +1,6 @@
 import { interactionTransform } from "./interaction-basis.js";
 import { mixtureWeights } from "./mixture-weights.js";
+import { distinctPermutations } from "./permutations.js";
 
 /** Largest number of categories the shape prior handles (its atoms are every permutation of every profile). */
 export const SHAPE_MAX_CARDINALITY = 4;
@@ -184,27 +185,4 @@ function shapeAtoms(c: number): Atoms {
   };
   atomCache.set(c, result);
   return result;
-}
-
-/** The distinct orderings of a multiset (given sorted descending). */
-function distinctPermutations(values: readonly number[]): number[][] {
-  const out: number[][] = [];
-  const used = new Array<boolean>(values.length).fill(false);
-  const current: number[] = [];
-  const walk = () => {
-    if (current.length === values.length) {
-      out.push([...current]);
-      return;
-    }
-    for (let i = 0; i < values.length; i++) {
-      if (used[i] || (i > 0 && values[i] === values[i - 1] && !used[i - 1])) continue;
-      used[i] = true;
-      current.push(values[i]!);
-      walk();
-      current.pop();
-      used[i] = false;
-    }
-  };
-  walk();
-  return out;
 }
