@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { readPlan } from "@calm-ldp/client";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import pg from "pg";
 import type {
   AcceptedReport,
@@ -602,12 +603,13 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
 
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
     // One snapshot for both aggregates, so reports and support rows agree under concurrent writes.
+    const layout = cellLayout(round.plan);
     const [reports, support] = await this.#snapshot(async (client) => [
       (await client.query({ text: PER_VIEW_SQL, values: [round.no], rowMode: "array" })).rows,
       (
         await client.query({
           text: SUPPORT_SQL,
-          values: [round.no, cellLayout(round.plan).viewOf, cellLayout(round.plan).cellOf],
+          values: [round.no, layout.viewOf, layout.cellOf],
           rowMode: "array",
         })
       ).rows,
@@ -739,25 +741,19 @@ interface CellLayout {
   readonly viewOf: string;
   readonly cellOf: string;
 }
-const layouts = new WeakMap<CalmPlan, CellLayout>();
-function cellLayout(plan: CalmPlan): CellLayout {
-  let layout = layouts.get(plan);
-  if (layout === undefined) {
-    const offsets = new Int32Array(plan.views.length);
-    const viewOf: number[] = [];
-    const cellOf: number[] = [];
-    plan.views.forEach((view, v) => {
-      offsets[v] = viewOf.length;
-      for (let c = 0; c < view.cells; c++) {
-        viewOf.push(v);
-        cellOf.push(c);
-      }
-    });
-    layout = { offsets, total: viewOf.length, viewOf: intArray(viewOf), cellOf: intArray(cellOf) };
-    layouts.set(plan, layout);
-  }
-  return layout;
-}
+const cellLayout = perObject((plan: CalmPlan): CellLayout => {
+  const offsets = new Int32Array(plan.views.length);
+  const viewOf: number[] = [];
+  const cellOf: number[] = [];
+  plan.views.forEach((view, v) => {
+    offsets[v] = viewOf.length;
+    for (let c = 0; c < view.cells; c++) {
+      viewOf.push(v);
+      cellOf.push(c);
+    }
+  });
+  return { offsets, total: viewOf.length, viewOf: intArray(viewOf), cellOf: intArray(cellOf) };
+});
 
 /**
  * The support deltas that `entries` (of `jobs`' rounds) add, one per round with
