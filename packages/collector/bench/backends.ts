@@ -42,28 +42,27 @@ export interface BenchBackend {
   dispose(): Promise<void>;
 }
 
-/** utime + stime of process `pid` in seconds (`/proc/<pid>/stat`, clock ticks of 1/100 s), or 0 if gone. */
-function processCpuSeconds(pid: number): number {
+/** The fields after the command of `/proc/<pid>/stat` (field 1 the parent, 11 and 12 utime and stime), or undefined if gone. */
+function statFields(pid: number | string): string[] | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   } catch {
-    return 0;
+    return undefined; // the process ended meanwhile
   }
 }
 
+/** utime + stime of a process in seconds, from its {@link statFields} (clock ticks of 1/100 s). */
+const cpuSeconds = (fields: readonly string[]) => (Number(fields[11]) + Number(fields[12])) / 100;
+
 /** CPU seconds of process `root` and of each of its children (`/proc`), or undefined if `/proc` cannot be read. */
 function processTreeCpuSeconds(root: number): Map<number, number> | undefined {
-  if (!existsSync(`/proc/${root}/stat`)) return undefined;
-  const seconds = new Map([[root, processCpuSeconds(root)]]);
+  const rootFields = statFields(root);
+  if (rootFields === undefined) return undefined;
+  const seconds = new Map([[root, cpuSeconds(rootFields)]]);
   for (const entry of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
-      if (Number(fields[1]) === root) seconds.set(Number(entry), processCpuSeconds(Number(entry)));
-    } catch {
-      // the process ended meanwhile
-    }
+    const fields = statFields(entry);
+    if (fields !== undefined && Number(fields[1]) === root) seconds.set(Number(entry), cpuSeconds(fields));
   }
   return seconds;
 }
