@@ -75,6 +75,14 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    * marginal densities); with "order" or "block" it leaves the shape prior out.
    */
   oneWayPrior?: "contrasts" | "shape" | "hybrid";
+  /** Experimental: the one-way marginals fitted to the measured pairs too (see `pairEvidence`). */
+  oneWayEvidence?: "one-way" | "pairs";
+  /** Experimental: weights of the pairs' evidence. */
+  pairWeights?: "moment" | "factor" | "mixture";
+  /** Experimental: rounds of the pairs' evidence. */
+  evidenceRounds?: number;
+  /** Experimental: a between-source variance added to the pairs' evidence. */
+  evidenceBias?: boolean;
   /**
    * Largest query table (cells) an answer may allocate; a larger query is refused
    * with `CannotRunError` naming the size it would need. Default 2^24.
@@ -183,6 +191,8 @@ interface Pooled {
   factor: number;
   /** For order >= 2: the one-way entries (a, j_a) of its support, whose product is its independence target. */
   parts: Pooled[];
+  /** Order 2 under the "mixture" prior: the posterior mean of 1 / (s^2 + tau^2) (see `mixtureFactors`). */
+  evidence?: number;
 }
 
 /**
@@ -257,9 +267,16 @@ export function estimateCalmPlus(
   const oneWayPrior = options.oneWayPrior ?? "hybrid";
   if (oneWayPrior !== "contrasts" && oneWayPrior !== "shape" && oneWayPrior !== "hybrid")
     invalid("estimateCalmPlus", 'oneWayPrior must be "contrasts", "shape" or "hybrid"', oneWayPrior);
+  const oneWayEvidence = options.oneWayEvidence ?? "one-way";
+  if (oneWayEvidence !== "one-way" && oneWayEvidence !== "pairs")
+    invalid("estimateCalmPlus", 'oneWayEvidence must be "one-way" or "pairs"', oneWayEvidence);
   const shrinkOptions: ShrinkOptions = {
     interactionTarget,
     oneWayPrior,
+    oneWayEvidence,
+    pairWeights: options.pairWeights ?? "moment",
+    evidenceRounds: options.evidenceRounds ?? 3,
+    evidenceBias: options.evidenceBias ?? false,
     cardinalities: plan.schema.attributes.map((a) => a.labels.length),
   };
   const estimator = options.estimator ?? "pooled";
@@ -599,7 +616,94 @@ function poolAndShrink(
       entry.precision += weight;
     }
   });
-  return shrinkPooled(pooled, shrinkage, shrinkOptions);
+  let report = shrinkPooled(pooled, shrinkage, shrinkOptions);
+  if (shrinkOptions.oneWayEvidence === "pairs" && shrinkage !== "none")
+    report = pairEvidence(pooled, shrinkage, shrinkOptions, report);
+  return report;
+}
+
+/**
+ * One-way marginals fitted to the pairs too: under the prior, a pair coefficient is
+ * y_{ab,(i,j)} = beta_{a,i} beta_{b,j} + mu_2 + lambda + noise (independence of the
+ * one-way marginals, the order's centre, an interaction lambda of prior variance A),
+ * so given b's (shrunk) marginal it measures beta_{a,i} with precision
+ * beta_{b,j}^2 / (A + tau^2). Every one-way entry's pooled sum and precision get
+ * these terms from every measured pair, and the shrinkage is run again; `rounds`
+ * times (the partners' values from the previous round). O(rounds x coefficients).
+ */
+function pairEvidence(
+  pooled: Map<string, Pooled>,
+  shrinkage: CalmPlusShrinkage,
+  options: ShrinkOptions,
+  first: CalmPlusOrderShrinkage[],
+): CalmPlusOrderShrinkage[] {
+  const ones: Pooled[] = [];
+  const pairs: Pooled[] = [];
+  for (const entry of pooled.values()) {
+    if (entry.order === 1) ones.push(entry);
+    else if (entry.order === 2 && entry.precision > 0) pairs.push(entry);
+  }
+  if (pairs.length === 0) return first;
+  const base = new Map(ones.map((e) => [e, { weighted: e.weighted, precision: e.precision }]));
+  let report = first;
+  for (let round = 0; round < options.evidenceRounds; round++) {
+    const center = report.find((o) => o.order === 2)?.center ?? 0;
+    let excess = 0;
+    for (const e of pairs) {
+      const r = e.weighted / e.precision - e.parts[0]!.value * e.parts[1]!.value - center;
+      excess += r * r - 1 / e.precision;
+    }
+    const signal = Math.max(0, excess / pairs.length);
+    const add = new Map<Pooled, { weighted: number; precision: number }>();
+    for (const e of pairs) {
+      const y = e.weighted / e.precision - center;
+      const [p, q] = [e.parts[0]!, e.parts[1]!];
+      let w: number;
+      if (options.pairWeights === "factor") w = 1 / ((1 / e.precision) * (1 + e.factor / Math.max(1e-9, 1 - e.factor)));
+      else if (options.pairWeights === "mixture" && e.evidence !== undefined) w = e.evidence;
+      else w = 1 / (signal + 1 / e.precision);
+      for (const [own, other] of [
+        [p, q],
+        [q, p],
+      ] as const) {
+        const t = add.get(own) ?? { weighted: 0, precision: 0 };
+        t.weighted += w * other.value * y;
+        t.precision += w * other.value * other.value;
+        add.set(own, t);
+      }
+    }
+    // Between-source variance: how much more the pairs' estimate of a one-way coefficient
+    // differs from its one-way estimate than their variances allow (moment estimate over all).
+    let bias = 0;
+    if (options.evidenceBias) {
+      let excessGap = 0;
+      let count = 0;
+      for (const e of ones) {
+        const b = base.get(e)!;
+        const t = add.get(e);
+        if (!t || t.precision <= 0 || b.precision <= 0) continue;
+        const gap = t.weighted / t.precision - b.weighted / b.precision;
+        excessGap += gap * gap - 1 / t.precision - 1 / b.precision;
+        count++;
+      }
+      bias = count > 0 ? Math.max(0, excessGap / count) : 0;
+    }
+    for (const e of ones) {
+      const b = base.get(e)!;
+      const t = add.get(e);
+      let precision = t?.precision ?? 0;
+      let weighted = t?.weighted ?? 0;
+      if (bias > 0 && precision > 0) {
+        const shrunk = 1 / (1 / precision + bias);
+        weighted *= shrunk / precision;
+        precision = shrunk;
+      }
+      e.weighted = b.weighted + weighted;
+      e.precision = b.precision + precision;
+    }
+    report = shrinkPooled(pooled, shrinkage, options);
+  }
+  return report;
 }
 
 /** Every view's table from the pooled values (coefficient u = value / scale). O(total view cells). */
@@ -725,6 +829,10 @@ function coefficientKeys(
 interface ShrinkOptions {
   interactionTarget: "independence" | "maxent";
   oneWayPrior: "contrasts" | "shape" | "hybrid";
+  oneWayEvidence: "one-way" | "pairs";
+  pairWeights: "moment" | "factor" | "mixture";
+  evidenceRounds: number;
+  evidenceBias: boolean;
   /** Every attribute's number of categories. */
   cardinalities: readonly number[];
 }
@@ -853,14 +961,17 @@ function shrinkPooled(
       factors = new Float64Array(measured.length);
       for (const members of groups.values()) {
         const local = new Float64Array(members.length);
+        const evidence = new Float64Array(members.length);
         const part = mixtureFactors(
           Float64Array.from(members, (i) => residual[i]!),
           Float64Array.from(members, (i) => tau2[i]!),
           local,
+          evidence,
         );
         members.forEach((i, m) => {
           factors[i] = part[m]!;
           logDensity[i] = local[m]!;
+          measured[i]!.evidence = evidence[m]!;
         });
       }
     } else {
@@ -1105,7 +1216,12 @@ const MIXTURE_ITERATIONS = 200;
  * threshold to tune. Cost: O(N G) per EM iteration for N coefficients and G grid
  * points (G ~ 2 log2(range), about 30), 200 iterations.
  */
-function mixtureFactors(residual: Float64Array, tau2: Float64Array, logDensity?: Float64Array): Float64Array {
+function mixtureFactors(
+  residual: Float64Array,
+  tau2: Float64Array,
+  logDensity?: Float64Array,
+  evidence?: Float64Array,
+): Float64Array {
   const count = residual.length;
   let minTau = Number.POSITIVE_INFINITY;
   let maxResidual = 0;
@@ -1128,13 +1244,16 @@ function mixtureFactors(residual: Float64Array, tau2: Float64Array, logDensity?:
   for (let i = 0; i < count; i++) {
     let total = 0;
     let factor = 0;
+    let precision = 0;
     for (let g = 0; g < grid; g++) {
       const w = weights[g]! * likelihood[i * grid + g]!;
       total += w;
       const s2 = scales[g]! * scales[g]!;
       factor += (w * s2) / (s2 + tau2[i]!);
+      precision += w / (s2 + tau2[i]!);
     }
     factors[i] = total > 0 ? factor / total : 0;
+    if (evidence) evidence[i] = total > 0 ? precision / total : 0;
     if (logDensity) logDensity[i] = Math.log(total) - 0.5 * Math.log(2 * Math.PI);
   }
   return factors;
