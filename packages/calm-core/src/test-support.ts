@@ -87,7 +87,11 @@ export function skewedChainStore(
  * uniform integer in 0..999 with the cumulative thousandths. O(n d c).
  * @internal test support
  */
-export function independentStore(rng: Rng, n: number, thousandths: readonly (readonly number[])[]): RecordStore {
+export function independentStore(
+  rng: Rng,
+  n: number,
+  thousandths: readonly (readonly number[])[],
+): RecordStore {
   const schema: Schema = {
     attributes: thousandths.map((row, i) => ({
       name: `a${i}`,

@@ -51,14 +51,7 @@ const variantOptions = (variant: string) => {
       : flags.includes("shape")
         ? ("shape" as const)
         : ("hybrid" as const),
-    oneWayEvidence: flags.includes("pairs") || flags.includes("pairsf") || flags.includes("pairsm") ? ("pairs" as const) : ("one-way" as const),
-    pairWeights: flags.includes("pairsf")
-      ? ("factor" as const)
-      : flags.includes("pairsm")
-        ? ("mixture" as const)
-        : ("moment" as const),
-    evidenceBias: flags.includes("bias"),
-    evidenceRounds: Number(flags.find((f) => /^r\d+$/.test(f))?.slice(1) ?? 3),
+    oneWayEvidence: flags.includes("oneway") ? ("one-way" as const) : ("pairs" as const),
     estimator:
       flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
     joint: {
