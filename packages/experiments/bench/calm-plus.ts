@@ -38,6 +38,9 @@ const queries = Number(argument("queries", "50"));
 // One-way prior of attributes with 3..4 categories (oneWayPrior): default "hybrid" (s * contrasts +
 // (1 - s) * fitted shapes); "-shape": the permutation-invariant shape prior alone; "-contrasts": every
 // contrast under the order's scale mixture (the default before session 5).
+// One-way evidence (oneWayEvidence): default "pairs" (the one-way marginals also fitted to the
+// measured pairs' interaction coefficients); "-oneway": the views' one-way coefficients only
+// (the default before session 6).
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
