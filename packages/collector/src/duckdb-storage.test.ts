@@ -50,6 +50,49 @@ describe("DuckDB storage", () => {
     await storage.close();
     await expect(storage.storeReports(again, [report(6, 0, [0])])).rejects.toThrow(/closed/);
   });
+  it("writes report ids as the UUIDs they are (both halves, the top bit) and still knows them after a restart", async () => {
+    const file = join(dir, "ids.duckdb");
+    const ids = [
+      "00000000-0000-0000-0000-000000000000",
+      "ffffffff-ffff-ffff-ffff-ffffffffffff",
+      "80000000-0000-0000-0000-000000000001",
+      "7fffffff-ffff-ffff-ffff-fffffffffffe",
+      "0123abcd-4567-89ef-fedc-ba9876543210",
+    ];
+    let storage = await openDuckDbStorage(file);
+    const round = await storage.createRound(roundToStore(plan, id(555)));
+    expect(
+      await storage.storeReports(
+        round,
+        ids.map((id, i) => ({ id, view: i % 6, cells: [i % 4] })),
+      ),
+    ).toEqual({
+      stored: 5,
+      duplicates: 0,
+    });
+    await storage.close();
+    storage = await openDuckDbStorage(file);
+    const again = (await storage.findRound(id(555)))!;
+    // Known again after the restart (loaded from the table), and a new id still stored.
+    expect(
+      await storage.storeReports(
+        again,
+        [...ids, "0123abcd-4567-89ef-fedc-ba9876543211"].map((id) => ({ id, view: 0, cells: [] })),
+      ),
+    ).toEqual({ stored: 1, duplicates: 5 });
+    await expect(storage.storeReports(again, [{ id: "not-a-uuid", view: 0, cells: [] }])).rejects.toThrow(
+      /not a lowercase UUID/,
+    );
+    await storage.close();
+    const instance = await DuckDBInstance.create(file);
+    const connection = await instance.connect();
+    const stored = await connection.runAndReadAll(
+      "SELECT report_id::VARCHAR FROM calm_reports ORDER BY report_id",
+    );
+    expect(stored.getColumns()[0]).toEqual([...ids, "0123abcd-4567-89ef-fedc-ba9876543211"].sort());
+    connection.closeSync();
+    instance.closeSync();
+  });
   it("opens a file of earlier versions (reports keyed on (round, report id), one support row per cell): key dropped, ids still de-duplicated, old support rows counted and compacted", async () => {
     const old = join(dir, "keyed.duckdb");
     let storage = await openDuckDbStorage(old);
