@@ -864,7 +864,8 @@ interface ShrinkOptions {
  * marginal); order r >= 2 toward the independence target t_{T,j} =
  * prod_{a in T} beta_{a,j_a} (the coefficient of the product of the already
  * shrunk one-way marginals); every order's residuals beta - t are first centred
- * on their precision-weighted mean mu_r, which is kept, and the centred residual
+ * on their precision-weighted mean mu_r, which is kept (mu_2 only at two standard
+ * errors from 0 with `pairCenter` "test", the default), and the centred residual
  * is shrunk. Groups: per
  * order ("order", "mixture"), per attribute set T with >= 4 coefficients
  * ("block", else per order). Coefficients no view measured take the target.
