@@ -80,3 +80,31 @@ export function skewedChainStore(
   }
   return createRecordStore(uniformSchema(d), { columns });
 }
+
+/**
+ * Independent categorical attributes: attribute i takes value v with probability
+ * `thousandths[i][v] / 1000` (each row sums to 1000), drawn exactly by comparing a
+ * uniform integer in 0..999 with the cumulative thousandths. O(n d c).
+ * @internal test support
+ */
+export function independentStore(
+  rng: Rng,
+  n: number,
+  thousandths: readonly (readonly number[])[],
+): RecordStore {
+  const schema: Schema = {
+    attributes: thousandths.map((row, i) => ({
+      name: `a${i}`,
+      labels: row.map((_, v) => String(v)),
+    })),
+  };
+  const columns = thousandths.map(() => new Uint8Array(n));
+  for (let r = 0; r < n; r++)
+    thousandths.forEach((row, i) => {
+      let u = uniformInt(rng, 1000);
+      let v = 0;
+      while (u >= row[v]!) u -= row[v++]!;
+      columns[i]![r] = v;
+    });
+  return createRecordStore(schema, { columns });
+}

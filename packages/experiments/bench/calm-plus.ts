@@ -38,6 +38,10 @@ const queries = Number(argument("queries", "50"));
 // One-way prior of attributes with 3..4 categories (oneWayPrior): default "hybrid" (s * contrasts +
 // (1 - s) * fitted shapes); "-shape": the permutation-invariant shape prior alone; "-contrasts": every
 // contrast under the order's scale mixture (the default before session 5).
+// One-way evidence (oneWayEvidence): default "pairs" (the one-way marginals also fitted to the
+// measured pairs' interaction coefficients); "-oneway": the views' one-way coefficients only
+// (the default before session 6). "-center": the pairs' centre always kept (pairCenter "always",
+// the default before session 6's centre test).
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
@@ -51,6 +55,8 @@ const variantOptions = (variant: string) => {
       : flags.includes("shape")
         ? ("shape" as const)
         : ("hybrid" as const),
+    oneWayEvidence: flags.includes("oneway") ? ("one-way" as const) : ("pairs" as const),
+    pairCenter: flags.includes("center") ? ("always" as const) : ("test" as const),
     estimator:
       flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
     joint: {
