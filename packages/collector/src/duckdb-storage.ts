@@ -94,8 +94,8 @@ export interface DuckDbStorageOptions {
    * DuckDB thread stored reports with less CPU and at a higher rate (median of
    * six alternating runs: 210,000 against 134,000 reports/s through HTTP, 4.9
    * against 6.6 us of collector CPU per report), while an 8-way marginal's SQL
-   * over 10^6 reports took 15 ms instead of 11 ms. Give `threads` for faster
-   * large queries on a machine with cores to spare.
+   * over 10^6 reports took 15 to 17 ms instead of 10 to 12 ms (quiet machine).
+   * Give `threads` for faster large queries on a machine with cores to spare.
    */
   readonly settings?: Record<string, string>;
 }
