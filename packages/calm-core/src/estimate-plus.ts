@@ -88,6 +88,14 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    */
   oneWayEvidence?: "one-way" | "pairs";
   /**
+   * The pairs' centre mu_2 (default "test"): kept only when it is at least two
+   * standard errors from 0 (`PAIR_CENTER_Z`), else 0; "always": kept as estimated
+   * (the default before session 6). On Adult the estimate at small eps is mostly
+   * noise and trades off against the one-way marginals (see the README); on NLTCS
+   * the pairs' positive dependence makes it large and it stays.
+   */
+  pairCenter?: "test" | "always";
+  /**
    * Largest query table (cells) an answer may allocate; a larger query is refused
    * with `CannotRunError` naming the size it would need. Default 2^24.
    */
@@ -273,6 +281,9 @@ export function estimateCalmPlus(
   const oneWayPrior = options.oneWayPrior ?? "hybrid";
   if (oneWayPrior !== "contrasts" && oneWayPrior !== "shape" && oneWayPrior !== "hybrid")
     invalid("estimateCalmPlus", 'oneWayPrior must be "contrasts", "shape" or "hybrid"', oneWayPrior);
+  const pairCenterRule = options.pairCenter ?? "test";
+  if (pairCenterRule !== "test" && pairCenterRule !== "always")
+    invalid("estimateCalmPlus", 'pairCenter must be "test" or "always"', pairCenterRule);
   const oneWayEvidence = options.oneWayEvidence ?? "pairs";
   if (oneWayEvidence !== "one-way" && oneWayEvidence !== "pairs")
     invalid("estimateCalmPlus", 'oneWayEvidence must be "one-way" or "pairs"', oneWayEvidence);
@@ -280,6 +291,7 @@ export function estimateCalmPlus(
     interactionTarget,
     oneWayPrior,
     oneWayEvidence,
+    pairCenter: pairCenterRule,
     cardinalities: plan.schema.attributes.map((a) => a.labels.length),
   };
   const estimator = options.estimator ?? "pooled";
@@ -625,6 +637,9 @@ function poolAndShrink(
   return report;
 }
 
+/** Standard errors the pairs' centre must stand from 0 to be kept (`pairCenter` "test"). */
+const PAIR_CENTER_Z = 2;
+
 /** Rounds of {@link pairEvidence} (each with the partners' values from the round before). */
 const PAIR_EVIDENCE_ROUNDS = 3;
 
@@ -838,6 +853,7 @@ interface ShrinkOptions {
   interactionTarget: "independence" | "maxent";
   oneWayPrior: "contrasts" | "shape" | "hybrid";
   oneWayEvidence: "one-way" | "pairs";
+  pairCenter: "test" | "always";
   /** Every attribute's number of categories. */
   cardinalities: readonly number[];
 }
@@ -848,7 +864,8 @@ interface ShrinkOptions {
  * marginal); order r >= 2 toward the independence target t_{T,j} =
  * prod_{a in T} beta_{a,j_a} (the coefficient of the product of the already
  * shrunk one-way marginals); every order's residuals beta - t are first centred
- * on their precision-weighted mean mu_r, which is kept, and the centred residual
+ * on their precision-weighted mean mu_r, which is kept (mu_2 only at two standard
+ * errors from 0 with `pairCenter` "test", the default), and the centred residual
  * is shrunk. Groups: per
  * order ("order", "mixture"), per attribute set T with >= 4 coefficients
  * ("block", else per order). Coefficients no view measured take the target.
@@ -869,7 +886,7 @@ interface ShrinkOptions {
 function shrinkPooled(
   pooled: Map<string, Pooled>,
   shrinkage: CalmPlusShrinkage,
-  { interactionTarget, oneWayPrior, cardinalities }: ShrinkOptions,
+  { interactionTarget, oneWayPrior, cardinalities, pairCenter }: ShrinkOptions,
 ): CalmPlusOrderShrinkage[] {
   const byOrder = new Map<number, Pooled[]>();
   for (const entry of pooled.values()) {
@@ -947,8 +964,19 @@ function shrinkPooled(
           num += residual[i]! * measured[i]!.precision;
           den += measured[i]!.precision;
         }
-        centers.set(key, num / den);
-        for (const i of members) residual[i]! -= num / den;
+        let mu = num / den;
+        if (order === 2 && pairCenter === "test" && mu !== 0) {
+          // Kept only where it stands out of its own noise (two standard errors): Var(mu) =
+          // sum p_i^2 (A + tau_i^2) / (sum p_i)^2 for precisions p_i, A the moment signal variance.
+          let excess = 0;
+          for (const i of members) excess += (residual[i]! - mu) ** 2 - tau2[i]!;
+          const signal = Math.max(0, excess / members.length);
+          let spread = 0;
+          for (const i of members) spread += measured[i]!.precision ** 2 * (signal + tau2[i]!);
+          if (mu * mu < (PAIR_CENTER_Z * PAIR_CENTER_Z * spread) / (den * den)) mu = 0;
+        }
+        centers.set(key, mu);
+        for (const i of members) residual[i]! -= mu;
       }
       let num = 0;
       let den = 0;

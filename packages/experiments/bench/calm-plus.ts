@@ -40,7 +40,8 @@ const queries = Number(argument("queries", "50"));
 // contrast under the order's scale mixture (the default before session 5).
 // One-way evidence (oneWayEvidence): default "pairs" (the one-way marginals also fitted to the
 // measured pairs' interaction coefficients); "-oneway": the views' one-way coefficients only
-// (the default before session 6).
+// (the default before session 6). "-center": the pairs' centre always kept (pairCenter "always",
+// the default before session 6's centre test).
 const variants = argument("variants", "mixture").split(",");
 const variantOptions = (variant: string) => {
   const [shrinkage, ...flags] = variant.split("-");
@@ -55,6 +56,7 @@ const variantOptions = (variant: string) => {
         ? ("shape" as const)
         : ("hybrid" as const),
     oneWayEvidence: flags.includes("oneway") ? ("one-way" as const) : ("pairs" as const),
+    pairCenter: flags.includes("center") ? ("always" as const) : ("test" as const),
     estimator:
       flags.includes("joint") || flags.includes("jointraw") ? ("joint" as const) : ("pooled" as const),
     joint: {
