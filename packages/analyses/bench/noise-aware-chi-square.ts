@@ -6,7 +6,7 @@
  * attribute 0 into attribute 1.
  *
  * Run (from packages/analyses):
- *   flock /work/coord/bench.lock nice -n 15 npx tsx bench/noise-aware-chi-square.ts \
+ *   npx tsx bench/noise-aware-chi-square.ts \
  *     [--runs 1000] [--n 32768] [--d 6] [--eps 0.5,1,2] [--methods calm,inpht,margps] [--dependence 0,0.05,0.1] [--replicates 500]
  */
 import { independentPairStore, rejectionRates } from "../src/noise-aware-calibration.js";

@@ -8,7 +8,7 @@
  * <= 2 x (release + 50 point queries), median over rounds after an equal JIT warm-up.
  *
  * Run (from packages/calm-core):
- *   flock /work/coord/bench.lock nice -n 10 npx tsx bench/intervals.ts [--n 1048576] [--d 32] [--k 3] [--eps 1] [--B 20] [--warmup 10] [--rounds 15]
+ *   npx tsx bench/intervals.ts [--n 1048576] [--d 32] [--k 3] [--eps 1] [--B 20] [--warmup 10] [--rounds 15]
  */
 import { seededRng, uniformInt } from "@calm-ldp/random";
 import { estimateCalm, planCalm, simulateCalm } from "../src/index.js";

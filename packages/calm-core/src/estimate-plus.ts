@@ -91,8 +91,9 @@ export interface CalmPlusEstimateOptions extends CalmEstimateOptions {
    * The pairs' centre mu_2 (default "test"): kept only when it is at least two
    * standard errors from 0 (`PAIR_CENTER_Z`), else 0; "always": kept as estimated
    * (the default before session 6). On Adult the estimate at small eps is mostly
-   * noise and trades off against the one-way marginals (see the README); on NLTCS
-   * the pairs' positive dependence makes it large and it stays.
+   * noise, which shifts every pair and enters the pairs' evidence on the one-way
+   * marginals (see the README); on NLTCS the pairs' positive dependence makes it
+   * large and it stays.
    */
   pairCenter?: "test" | "always";
   /**

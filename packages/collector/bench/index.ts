@@ -21,8 +21,10 @@
  * 8 cells, one support row per report).
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
- * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]`
- * (`--writers`: PostgreSQL's group commits in flight at once).
+ * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]
+ * [--drop-key]` (`--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
+ * measurement only: the primary key of `calm_reports` is dropped before the load, so reports are not
+ * de-duplicated (not exactly-once): what the store reaches without its key).
  */
 
 import { fork } from "node:child_process";
@@ -63,6 +65,9 @@ const backend = await benchBackend(
   writersIndex >= 0 ? { writers: Number(process.argv[writersIndex + 1]) } : {},
 );
 const storage = await backend.open();
+const dropKey = process.argv.includes("--drop-key");
+if (dropKey && backendName !== "postgres") throw new Error("--drop-key: PostgreSQL only");
+if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_reports_pkey");
 const collector = await startCollector({ storage, adminToken: TOKEN });
 const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN });
 // With --collectors N, N collector processes on the same store take the load (the one
@@ -86,7 +91,7 @@ const created = (await (
 const plan = readPlan(created.plan);
 const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
 console.log(
-  `collector benchmark (${backend.description}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
 
 // 1. Sustained ingest.

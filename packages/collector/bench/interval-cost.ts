@@ -6,7 +6,7 @@
  * collector never runs) for comparison. Median of R rounds each.
  *
  * Run (from packages/collector):
- *   flock /work/coord/bench.lock nice npx tsx bench/interval-cost.ts [--n 20000] [--rounds 7]
+ *   npx tsx bench/interval-cost.ts [--n 20000] [--rounds 7]
  */
 import { estimateCalm, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";

@@ -5,7 +5,7 @@
  * per-cell coverage, mean width, the path taken and the seconds spent.
  *
  * Run (from packages/experiments):
- *   flock /work/coord/bench.lock nice -n 15 npx tsx bench/interval-coverage.ts \
+ *   npx tsx bench/interval-coverage.ts \
  *     [--reps 200] [--queries 10] [--eps 0.2,1,2] [--k 2,3] [--data bn,adult] [--n 65536] [--c 4] [--l k]
  * bn: 12 attributes (cardinalities 2-4) from a random Bayesian network (strength 0.6, 2 parents), n users.
  * adult: UCI Adult from /work/shared/datasets/adult (45,222 rows), categories capped at --c (default 4).
