@@ -3,6 +3,8 @@ import {
   type DuckDBConnection,
   DuckDBDataChunk,
   DuckDBInstance,
+  DuckDBPendingResultState,
+  type DuckDBPreparedStatement,
   DuckDBUUIDValue,
   type DuckDBVector,
   INTEGER,
@@ -119,8 +121,8 @@ export interface DuckDbStorageOptions {
  * tables through the writer's appenders (one per table, kept across groups) inside
  * the group's transaction (synchronous on the event loop, ~1.3 us per report with
  * the rows' typed arrays written into the data chunks: ids as UUIDs, not text; a
- * failed commit rolls them back); the group's BEGIN runs while its reports are
- * staged in memory. A group counts
+ * failed commit rolls them back); the group's BEGIN runs synchronously (a
+ * prepared statement run to its result on the event loop). A group counts
  * its support in one `Int32Array` per round (the plan's cells, view after view).
  * Reads run on a second connection (MVCC snapshot).
  * Counting is `GROUP BY view` / `GROUP BY view, cell` in SQL. Memory: 32 to 64 bytes per
@@ -143,7 +145,8 @@ export async function openDuckDbStorage(
   for (const statement of SCHEMA) await writer.run(statement);
   await dropReportsKey(writer);
   const closed = (await writer.runAndReadAll("SELECT round_no FROM calm_round_state")).getColumns()[0] ?? [];
-  return new DuckDbStorage(instance, writer, reader, new Set(closed as number[]));
+  const begin = await writer.prepare("BEGIN TRANSACTION");
+  return new DuckDbStorage(instance, writer, begin, reader, new Set(closed as number[]));
 }
 
 /**
@@ -175,6 +178,8 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "duckdb";
   readonly #instance: DuckDBInstance;
   readonly #writer: DuckDBConnection;
+  /** `BEGIN TRANSACTION` prepared on the writer, run synchronously (see {@link DuckDbStorage.#begin}). */
+  readonly #beginStatement: DuckDBPreparedStatement;
   readonly #reader: DuckDBConnection;
   readonly #queue: GroupCommit<WriteJob, WriteResult>;
   /** Report ids stored per round number (loaded on the round's first write). */
@@ -199,6 +204,7 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
   constructor(
     instance: DuckDBInstance,
     writer: DuckDBConnection,
+    begin: DuckDBPreparedStatement,
     reader: DuckDBConnection,
     closedRounds: Set<number>,
   ) {
@@ -206,6 +212,7 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
     this.#closedRounds = closedRounds;
     this.#instance = instance;
     this.#writer = writer;
+    this.#beginStatement = begin;
     this.#reader = reader;
     this.#queue = new GroupCommit(
       (jobs) => this.#commit(jobs),
@@ -274,6 +281,7 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
     await this.#queue.idle();
     await this.#reads.catch(() => undefined);
     this.#closeAppenders();
+    this.#beginStatement.destroySync();
     this.#writer.closeSync();
     this.#reader.closeSync();
     this.#instance.closeSync();
@@ -347,16 +355,11 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
       entry.amount += amount;
       counters.set(key, entry);
     };
-    // BEGIN goes out at once; the reports are staged in memory while it runs, and it is
-    // awaited before the group's first statement (one statement at a time on the connection).
-    let begun: Promise<unknown> | undefined;
     try {
       for (const job of jobs)
         if (job.kind === "reports" && !this.#closedRounds.has(job.round.no)) await this.#idsOf(job.round.no);
-      begun = this.#writer.run("BEGIN TRANSACTION");
-      begun.catch(() => undefined); // awaited below, or in the catch
+      this.#begin();
       for (const job of jobs) {
-        if (job.kind !== "reports" && job.kind !== "counter") await begun;
         if (job.kind === "round") {
           const rows = await this.#writer.runAndReadAll(
             "INSERT INTO calm_rounds VALUES (nextval('calm_round_no'), $1::UUID, $2, $3, $4) RETURNING round_no",
@@ -427,7 +430,6 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
           results.push({ stored: count, duplicates });
         }
       }
-      await begun;
       await this.#flushRows();
       for (const { round, name, amount } of counters.values()) {
         await this.#writer.run(
@@ -441,7 +443,6 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
       this.#writeFailed = true;
       for (let row = 0; row < rows.count; row++) this.#ids.get(rows.rounds[row]!)?.delete(rows.ids, 4 * row);
       for (const { counts } of this.#support.values()) counts.fill(0);
-      await begun?.catch(() => undefined);
       this.#closeAppenders();
       await this.#writer.run("ROLLBACK").catch(() => undefined);
       throw new StorageError(`DuckDB write failed: ${(error as Error).message.split("\n")[0]}`);
@@ -521,6 +522,19 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
       appender.appendDataChunk(chunk);
     }
     appender.flushSync();
+  }
+
+  /**
+   * Start the group's transaction synchronously: the prepared `BEGIN` run to its
+   * result by `runTask` on the event loop (microseconds; DuckDB takes the
+   * snapshot at the first statement), instead of an asynchronous query whose
+   * answer waited its turn behind the HTTP callbacks (~0.4 ms per group,
+   * 0.5 us per report, measured). Its pending result is never read: the next
+   * statement on the connection replaces it.
+   */
+  #begin(): void {
+    const pending = this.#beginStatement.start();
+    while (pending.runTask() !== DuckDBPendingResultState.RESULT_READY);
   }
 
   /** The writer's appender of `table`, created on first use. */
