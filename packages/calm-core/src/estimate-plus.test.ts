@@ -9,6 +9,18 @@ import { planCalm } from "./plan.js";
 import { simulateCalm } from "./simulate.js";
 import { independentStore, markovStore, maxViewDisagreement, skewedChainStore } from "./test-support.js";
 
+/** Counts per category of 8 independent skewed attributes (the "pairs" evidence and centre tests). */
+const SKEWED_MARGINALS = [
+  [800, 100, 100],
+  [100, 850, 50],
+  [700, 300],
+  [50, 150, 800],
+  [900, 100],
+  [600, 300, 100],
+  [850, 150],
+  [100, 100, 800],
+];
+
 describe("interaction basis", () => {
   it("Helmert rows are orthonormal", () => {
     for (const c of [2, 3, 5]) {
@@ -150,16 +162,7 @@ describe("estimateCalmPlus", () => {
     // Mean one-way SSE over the attributes, "one-way" vs "pairs", 8 seeded
     // repetitions. Measured when written: 3.45e-2 -> 2.15e-2 (ratio 1.61), lower in 7
     // of 8 repetitions, paired z = 3.66. Asserted: z >= 3 (one-sided) and ratio >= 1.2.
-    const marginals = [
-      [800, 100, 100],
-      [100, 850, 50],
-      [700, 300],
-      [50, 150, 800],
-      [900, 100],
-      [600, 300, 100],
-      [850, 150],
-      [100, 100, 800],
-    ];
+    const marginals = SKEWED_MARGINALS;
     const reps = 8;
     const differences: number[] = [];
     let oneWayTotal = 0;
@@ -224,16 +227,7 @@ describe("estimateCalmPlus", () => {
     // centre stands out and is kept in all 8. eps 0.3, l = 2, n = 2^14. Measured when
     // written: kept 1 / 8 (independent; "always": |mu_2| 0.007-0.068, non-zero in all
     // 8) and 8 / 8 (dependent: mu_2 0.12-0.28).
-    const marginals = [
-      [800, 100, 100],
-      [100, 850, 50],
-      [700, 300],
-      [50, 150, 800],
-      [900, 100],
-      [600, 300, 100],
-      [850, 150],
-      [100, 100, 800],
-    ];
+    const marginals = SKEWED_MARGINALS;
     const binary = cardinalities.map(() => 2);
     let keptIndependent = 0;
     let keptDependent = 0;

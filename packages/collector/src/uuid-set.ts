@@ -82,7 +82,7 @@ export class UuidSet {
     const w2 = words[at + 2]!;
     const w3 = words[at + 3]!;
     if ((w0 | w1 | w2 | w3) === 0) return this.#zero;
-    return this.#find(w0, w1, w2, w3) >= 0;
+    return !this.#isEmpty(this.#slot(w0, w1, w2, w3));
   }
 
   /** Adds the id; false if it was already there. */
@@ -96,18 +96,9 @@ export class UuidSet {
       this.#zero = true;
       return true;
     }
+    const slot = this.#slot(w0, w1, w2, w3);
+    if (!this.#isEmpty(slot)) return false;
     const keys = this.#keys;
-    let slot = this.#hash(w0, w1, w2, w3) & this.#mask;
-    for (;;) {
-      const k = 4 * slot;
-      const k0 = keys[k]!;
-      const k1 = keys[k + 1]!;
-      const k2 = keys[k + 2]!;
-      const k3 = keys[k + 3]!;
-      if ((k0 | k1 | k2 | k3) === 0) break;
-      if (k0 === w0 && k1 === w1 && k2 === w2 && k3 === w3) return false;
-      slot = (slot + 1) & this.#mask;
-    }
     const k = 4 * slot;
     keys[k] = w0;
     keys[k + 1] = w1;
@@ -128,8 +119,8 @@ export class UuidSet {
       this.#zero = false;
       return had;
     }
-    let hole = this.#find(w0, w1, w2, w3);
-    if (hole < 0) return false;
+    let hole = this.#slot(w0, w1, w2, w3);
+    if (this.#isEmpty(hole)) return false;
     const keys = this.#keys;
     const mask = this.#mask;
     // Backward shift: move later keys of the chain into the hole when their home slot allows it.
@@ -154,7 +145,8 @@ export class UuidSet {
     return true;
   }
 
-  #find(w0: number, w1: number, w2: number, w3: number): number {
+  /** The slot holding the (non-zero) key, or the empty slot that ends its probe chain. */
+  #slot(w0: number, w1: number, w2: number, w3: number): number {
     const keys = this.#keys;
     let slot = this.#hash(w0, w1, w2, w3) & this.#mask;
     for (;;) {
@@ -163,10 +155,15 @@ export class UuidSet {
       const k1 = keys[k + 1]!;
       const k2 = keys[k + 2]!;
       const k3 = keys[k + 3]!;
-      if (k0 === w0 && k1 === w1 && k2 === w2 && k3 === w3) return slot;
-      if ((k0 | k1 | k2 | k3) === 0) return -1;
+      if ((k0 | k1 | k2 | k3) === 0 || (k0 === w0 && k1 === w1 && k2 === w2 && k3 === w3)) return slot;
       slot = (slot + 1) & this.#mask;
     }
+  }
+
+  #isEmpty(slot: number): boolean {
+    const keys = this.#keys;
+    const k = 4 * slot;
+    return (keys[k]! | keys[k + 1]! | keys[k + 2]! | keys[k + 3]!) === 0;
   }
 
   /** murmur3-style mixing of the four words and the seed. */
@@ -188,7 +185,6 @@ export class UuidSet {
     const old = this.#keys;
     this.#keys = new Uint32Array(2 * old.length);
     this.#mask = 2 * (this.#mask + 1) - 1;
-    const keys = this.#keys;
     for (let k = 0; k < old.length; k += 4) {
       const k0 = old[k]!;
       const k1 = old[k + 1]!;
@@ -196,9 +192,8 @@ export class UuidSet {
       const k3 = old[k + 3]!;
       if ((k0 | k1 | k2 | k3) === 0) continue;
       let slot = this.#hash(k0, k1, k2, k3) & this.#mask;
-      while ((keys[4 * slot]! | keys[4 * slot + 1]! | keys[4 * slot + 2]! | keys[4 * slot + 3]!) !== 0)
-        slot = (slot + 1) & this.#mask;
-      keys.set(old.subarray(k, k + 4), 4 * slot);
+      while (!this.#isEmpty(slot)) slot = (slot + 1) & this.#mask;
+      this.#keys.set(old.subarray(k, k + 4), 4 * slot);
     }
   }
 }
