@@ -14,7 +14,8 @@ import type {
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
-import { REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { cellOffsets, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { uuidWords } from "./uuid-set.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
 const MIGRATION_LOCK = 0x63616c6d;
@@ -731,9 +732,10 @@ type Entry = { job: number; round: number; report: AcceptedReport };
 
 /**
  * Where each cell of a plan sits in a support delta (the views' cells in plan
- * order): `offsets[v]` the first flat index of view v, `total` the cells of all
- * views, and as PostgreSQL `int[]` literals the view (`viewOf`) and the cell
- * within it (`cellOf`) of each flat index. Cached per plan. O(total cells).
+ * order, {@link cellOffsets}): `offsets[v]` the first flat index of view v,
+ * `total` the cells of all views, and as PostgreSQL `int[]` literals the view
+ * (`viewOf`) and the cell within it (`cellOf`) of each flat index. Cached per
+ * plan. O(total cells).
  */
 interface CellLayout {
   readonly offsets: Int32Array;
@@ -742,17 +744,16 @@ interface CellLayout {
   readonly cellOf: string;
 }
 const cellLayout = perObject((plan: CalmPlan): CellLayout => {
-  const offsets = new Int32Array(plan.views.length);
+  const offsets = cellOffsets(plan);
   const viewOf: number[] = [];
   const cellOf: number[] = [];
   plan.views.forEach((view, v) => {
-    offsets[v] = viewOf.length;
     for (let c = 0; c < view.cells; c++) {
       viewOf.push(v);
       cellOf.push(c);
     }
   });
-  return { offsets, total: viewOf.length, viewOf: intArray(viewOf), cellOf: intArray(cellOf) };
+  return { offsets, total: offsets[plan.views.length]!, viewOf: intArray(viewOf), cellOf: intArray(cellOf) };
 });
 
 /**
@@ -837,27 +838,22 @@ function binaryInt4Array(entries: readonly Entry[], value: (entry: Entry) => num
   return buffer;
 }
 
-/** Value of each ASCII hex digit (lower case; the ids are validated lower-case UUIDs). */
-const HEX = new Uint8Array(128);
-for (let d = 0; d < 16; d++) HEX["0123456789abcdef".charCodeAt(d)] = d;
-
 /**
  * `uuid[]` of the entries' report ids in binary format, 20 bytes per id (the
- * text literal is 37 bytes per id and the server parses each one). The ids are
- * lower-case canonical UUIDs (checked by `decodeReport`). O(entries).
+ * text literal is 37 bytes per id and the server parses each one): each id's
+ * four words ({@link uuidWords}) big-endian. The ids are lower-case canonical
+ * UUIDs (checked by `decodeReport`). O(entries).
  */
 function binaryUuidArray(entries: readonly Entry[]): Buffer {
   const buffer = binaryArrayBuffer(entries.length, UUID_OID, 16);
+  const data = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const words = new Uint32Array(4);
   let at = 20;
   for (const entry of entries) {
-    const id = entry.report.id;
-    buffer[at] = buffer[at + 1] = buffer[at + 2] = 0; // the element's length, 16 (big-endian)
-    buffer[at + 3] = 16;
-    at += 4;
-    for (let c = 0; c < 36; c += 2) {
-      if (c === 8 || c === 13 || c === 18 || c === 23) c++;
-      buffer[at++] = (HEX[id.charCodeAt(c)]! << 4) | HEX[id.charCodeAt(c + 1)]!;
-    }
+    uuidWords(entry.report.id, words, 0);
+    data.setInt32(at, 16); // the element's length
+    for (let w = 0; w < 4; w++) data.setUint32(at + 4 + 4 * w, words[w]!);
+    at += 20;
   }
   return buffer;
 }

@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { readPlan } from "@calm-ldp/client";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import type { RoundCounts, RoundRequest, RoundState, StoredRound, SupportCounts } from "./api.js";
 import { StorageError } from "./errors.js";
 
@@ -87,3 +88,18 @@ export function stateFromRow(row: readonly unknown[] | undefined): RoundState {
     value === null || value === undefined || value === "" ? null : String(value);
   return { closedAt: text(row?.[0]), idsDroppedAt: text(row?.[1]) };
 }
+
+/**
+ * Where each view's cells start when a plan's support counts are laid out flat,
+ * view after view (as both SQL storages count a group's support): `offsets[v]`
+ * the first flat index of view v, `offsets[m]` the plan's cells in all. Cached
+ * per plan. O(m).
+ * @internal
+ */
+export const cellOffsets = perObject((plan: CalmPlan): Int32Array => {
+  const offsets = new Int32Array(plan.views.length + 1);
+  plan.views.forEach((view, v) => {
+    offsets[v + 1] = offsets[v]! + view.cells;
+  });
+  return offsets;
+});
