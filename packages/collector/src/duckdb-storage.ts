@@ -5,6 +5,7 @@ import {
   DuckDBInstance,
   DuckDBPendingResultState,
   type DuckDBPreparedStatement,
+  type DuckDBType,
   DuckDBUUIDValue,
   type DuckDBVector,
   INTEGER,
@@ -21,7 +22,7 @@ import type {
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
-import { REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { cellOffsets, REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
 import { UuidSet, uuidWords } from "./uuid-set.js";
 
 /** Rows per DuckDB data chunk (its standard vector size). */
@@ -329,10 +330,7 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
   #supportOf(round: StoredRound): RoundSupport {
     let support = this.#support.get(round.no);
     if (!support) {
-      const offsets = new Int32Array(round.plan.views.length + 1);
-      round.plan.views.forEach((view, v) => {
-        offsets[v + 1] = offsets[v]! + view.cells;
-      });
+      const offsets = cellOffsets(round.plan);
       support = { offsets, counts: new Int32Array(offsets[round.plan.views.length]!) };
       this.#support.set(round.no, support);
     }
@@ -479,46 +477,47 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
           countRows[3].push(counts[at]!);
           counts[at] = 0;
         }
-    await this.#append("calm_support_counts", countRows);
+    await this.#append(
+      "calm_support_counts",
+      [INTEGER, INTEGER, INTEGER, INTEGER],
+      0,
+      countRows[0].length,
+      (chunk, start, end) => {
+        countRows.forEach((column, j) => {
+          setIntegers(chunk.getColumnVector(j), column, start, end);
+        });
+      },
+    );
   }
 
-  /** Append staged rows `from` to `to` (exclusive) to `calm_reports`, a data chunk of up to CHUNK_ROWS rows at a time. */
+  /** Append staged rows `from` to `to` (exclusive) to `calm_reports`: round, id (as a UUID), view. */
   async #appendReports(from: number, to: number): Promise<void> {
     const rows = this.#rows;
-    const appender = await this.#appenderOf("calm_reports");
-    for (let start = from; start < to; start += CHUNK_ROWS) {
-      const end = Math.min(to, start + CHUNK_ROWS);
-      const chunk = DuckDBDataChunk.create([INTEGER, UUID, INTEGER], end - start);
-      const rounds = chunk.getColumnVector(0);
-      const views = chunk.getColumnVector(2);
-      for (let row = start; row < end; row++) {
-        rounds.setItem(row - start, rows.rounds[row]!);
-        views.setItem(row - start, rows.views[row]!);
-      }
-      rounds.flush();
-      views.flush();
+    await this.#append("calm_reports", [INTEGER, UUID, INTEGER], from, to, (chunk, start, end) => {
+      setIntegers(chunk.getColumnVector(0), rows.rounds, start, end);
       writeUuids(chunk.getColumnVector(1), rows.ids, start, end);
-      appender.appendDataChunk(chunk);
-    }
-    appender.flushSync();
+      setIntegers(chunk.getColumnVector(2), rows.views, start, end);
+    });
   }
 
-  /** Append rows of INTEGER columns (`columns[j][i]`: column j of row i) to `table`. */
-  async #append(table: string, columns: number[][]): Promise<void> {
-    const rows = columns[0]!.length;
-    if (rows === 0) return;
+  /**
+   * Append rows `from` to `to` (exclusive) to `table` through the writer's
+   * appender, a data chunk of up to CHUNK_ROWS rows at a time, each filled by
+   * `fill(chunk, start, end)` with rows `start..end` (its row 0 is row `start`).
+   */
+  async #append(
+    table: string,
+    types: DuckDBType[],
+    from: number,
+    to: number,
+    fill: (chunk: DuckDBDataChunk, start: number, end: number) => void,
+  ): Promise<void> {
+    if (from === to) return;
     const appender = await this.#appenderOf(table);
-    for (let start = 0; start < rows; start += CHUNK_ROWS) {
-      const end = Math.min(rows, start + CHUNK_ROWS);
-      const chunk = DuckDBDataChunk.create(
-        columns.map(() => INTEGER),
-        end - start,
-      );
-      columns.forEach((column, j) => {
-        const vector = chunk.getColumnVector(j);
-        for (let row = start; row < end; row++) vector.setItem(row - start, column[row]!);
-        vector.flush();
-      });
+    for (let start = from; start < to; start += CHUNK_ROWS) {
+      const end = Math.min(to, start + CHUNK_ROWS);
+      const chunk = DuckDBDataChunk.create(types, end - start);
+      fill(chunk, start, end);
       appender.appendDataChunk(chunk);
     }
     appender.flushSync();
@@ -605,6 +604,12 @@ class StagedRows {
   unstage(): void {
     this.count--;
   }
+}
+
+/** Write `values[start..end)` into an INTEGER vector (its row 0 is `start`). O(end - start). */
+function setIntegers(vector: DuckDBVector, values: ArrayLike<number>, start: number, end: number): void {
+  for (let row = start; row < end; row++) vector.setItem(row - start, values[row]!);
+  vector.flush();
 }
 
 /**
