@@ -6,6 +6,9 @@ import { perturbRecord } from "./perturb-record.js";
 import { createReportId, isReportId } from "./report-id.js";
 import { wireKindPlans } from "./testing.js";
 
+/** The millisecond a version-7 report id was made at (its first 48 bits). */
+const idTime = (id: string) => Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+
 describe("createReport", () => {
   it("uses the given id, or a fresh UUID; defaults to the cryptographic generator", () => {
     const plan = wireKindPlans().grr!;
@@ -21,8 +24,16 @@ describe("createReport", () => {
       const b = seededRng(3);
       for (let i = 0; i < 200; i++) {
         const record = plan.schema.attributes.map((_, j) => (i + j) % 2);
-        const expected = encodeReport(plan, perturbRecord(plan, record, b, undefined), createReportId(b));
-        expect(createReport(plan, record, { rng: a })).toEqual(expected);
+        const before = Date.now();
+        const got = createReport(plan, record, { rng: a });
+        const expected = encodeReport(
+          plan,
+          perturbRecord(plan, record, b, undefined),
+          createReportId(b, idTime(got.id)),
+        );
+        expect(got).toEqual(expected);
+        expect(idTime(got.id)).toBeGreaterThanOrEqual(before);
+        expect(idTime(got.id)).toBeLessThanOrEqual(Date.now());
       }
     }
   });

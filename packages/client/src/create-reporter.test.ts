@@ -181,6 +181,41 @@ describe("createReporter", () => {
     );
   });
 
+  it("report ids: time-ordered (version 7, made now) by default, random (version 4) on request; other kinds refused", async () => {
+    const plan = plans.grr!;
+    const record = plan.schema.attributes.map(() => 0);
+    for (const [reportIds, version] of [
+      [undefined, "7"],
+      ["time-ordered", "7"],
+      ["random", "4"],
+    ] as const) {
+      const server = collector();
+      const reporter = await createReporter({
+        plan,
+        storage: memoryStorage(),
+        maxEps: 10,
+        send: server.send,
+        rng: seededRng(5),
+        ...(reportIds === undefined ? {} : { reportIds }),
+      });
+      const before = Date.now();
+      for (let t = 0; t < 3; t++) await reporter.report(record, { round: `r${t}` });
+      const ids = server.ids();
+      expect(ids).toHaveLength(3);
+      for (const id of ids) {
+        expect(id[14]).toBe(version);
+        if (version === "7") {
+          const made = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+          expect(made).toBeGreaterThanOrEqual(before);
+          expect(made).toBeLessThanOrEqual(Date.now());
+        }
+      }
+    }
+    await expect(
+      createReporter({ plan, storage: memoryStorage(), maxEps: 5, reportIds: "v4" as "random" }),
+    ).rejects.toThrow(/reportIds must be "time-ordered" or "random" \(got "v4"\)/);
+  });
+
   it("a version-1 state (every round id kept) is migrated: same group, memo and queue, ids pruned, count kept", async () => {
     const plan = plans.oue!;
     const record = [0, 1, 1, 0, 1, 0];

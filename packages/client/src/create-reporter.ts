@@ -12,7 +12,7 @@ import type {
 import { encodeReport } from "./encode-report.js";
 import { CollectorResponseError, ReporterError } from "./errors.js";
 import { checkRecord } from "./perturb-record.js";
-import { createReportId } from "./report-id.js";
+import { createRandomReportId, createReportId } from "./report-id.js";
 import { memoizedReport, reporterCore, reporterView } from "./reporter-core.js";
 import {
   DEFAULT_KEEP_ROUND_IDS,
@@ -68,6 +68,10 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
   const keepRoundIds = options.keepRoundIds ?? DEFAULT_KEEP_ROUND_IDS;
   if (!(Number.isSafeInteger(keepRoundIds) && keepRoundIds >= 1))
     fail("options", `keepRoundIds must be an integer >= 1 (got ${keepRoundIds})`);
+  const reportIds = options.reportIds ?? "time-ordered";
+  if (reportIds !== "time-ordered" && reportIds !== "random")
+    fail("options", `reportIds must be "time-ordered" or "random" (got ${JSON.stringify(reportIds)})`);
+  const newId = reportIds === "random" ? createRandomReportId : createReportId;
   const campaign = options.campaign ?? "default";
   const rng = options.rng ?? cryptoRng();
   const core = reporterCore(plan, instantEps);
@@ -179,7 +183,7 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
               `a new value needs eps ${plan.eps} more, ${spent} of maxEps ${maxEps} is spent; nothing was sent`,
             );
         });
-        const report: WireReport = encodeReport(plan, { view, report: payload }, createReportId(rng));
+        const report: WireReport = encodeReport(plan, { view, report: payload }, newId(rng));
         const queue = [...state.queue, { round, report }];
         const next: ReporterState = {
           ...state,

@@ -22,7 +22,8 @@
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
  * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]
- * [--drop-key]` (`--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
+ * [--drop-key] [--random-ids]` (`--random-ids`: the reports carry random version-4 ids instead of the
+ * client's default time-ordered version-7 ones (`createReportId`); `--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
  * measurement only: the primary key of `calm_reports` is dropped before the load, so reports are not
  * de-duplicated (not exactly-once): what the store reaches without its key).
  */
@@ -66,6 +67,8 @@ const backend = await benchBackend(
 );
 const storage = await backend.open();
 const dropKey = process.argv.includes("--drop-key");
+// Version-4 (random) report ids, as clients before @calm-ldp/client's time-ordered ids sent them.
+const randomIds = process.argv.includes("--random-ids");
 if (dropKey && backendName !== "postgres") throw new Error("--drop-key: PostgreSQL only");
 if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_reports_pkey");
 const collector = await startCollector({ storage, adminToken: TOKEN });
@@ -91,7 +94,7 @@ const created = (await (
 const plan = readPlan(created.plan);
 const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
 console.log(
-  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}${randomIds ? ", random version-4 report ids" : ""}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
 
 // 1. Sustained ingest.
@@ -101,7 +104,17 @@ const message = <T>() =>
     worker.once("message", (m) => resolve(m as T));
     worker.once("error", reject);
   });
-worker.send({ urls: ingestUrls, round: created.round, plan, reports, batch, concurrency, seed: 1, data });
+worker.send({
+  urls: ingestUrls,
+  round: created.round,
+  plan,
+  reports,
+  batch,
+  concurrency,
+  seed: 1,
+  data,
+  randomIds,
+});
 const ready = await message<{ requests: number; bytes: number }>();
 console.log(
   `  load generator ready: ${ready.requests} requests, ${(ready.bytes / ready.requests).toFixed(0)} bytes each`,

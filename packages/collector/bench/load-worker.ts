@@ -8,7 +8,7 @@
  * parent disconnects. A "go" with `requests` sends only the first that many bodies.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport } from "@calm-ldp/client";
+import { createRandomReportId, createReport } from "@calm-ldp/client";
 import { generateFromSpec } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
 
@@ -22,6 +22,8 @@ interface LoadJob {
   concurrency: number;
   seed: number;
   data: string;
+  /** Version-4 (random) report ids instead of the client's default time-ordered ones. */
+  randomIds: boolean;
 }
 
 const job = await new Promise<LoadJob>((resolve) => process.once("message", (m) => resolve(m as LoadJob)));
@@ -37,7 +39,9 @@ for (let start = 0; start < job.reports; start += job.batch) {
   const reports = [];
   for (let r = start; r < Math.min(job.reports, start + job.batch); r++) {
     for (let a = 0; a < record.length; a++) record[a] = store.columns[a]![r]!;
-    reports.push(createReport(job.plan, record, { rng }));
+    reports.push(
+      createReport(job.plan, record, { rng, id: job.randomIds ? createRandomReportId(rng) : undefined }),
+    );
   }
   bodies.push(JSON.stringify({ round: job.round, reports }));
 }

@@ -11,10 +11,11 @@
  * `BenchBackend.serverCpuSeconds`). CPU per report is the steadier figure on a
  * shared machine. `--drop-key` (PostgreSQL, a measurement only) drops the primary
  * key of `calm_reports` before storing: no de-duplication, so not exactly-once;
- * it shows what the key costs.
- * Run: `npx tsx bench/store-cpu.ts --backend postgres [--writers 2] [--drop-key]`.
+ * it shows what the key costs. `--random-ids`: random version-4 report ids
+ * instead of the client's default time-ordered version-7 ones.
+ * Run: `npx tsx bench/store-cpu.ts --backend postgres [--writers 2] [--drop-key] [--random-ids]`.
  */
-import { createReport } from "@calm-ldp/client";
+import { createRandomReportId, createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { type AcceptedReport, planRound, validateBatch } from "../src/index.js";
 import { type BackendName, benchBackend, cpuSecondsBetween } from "./backends.js";
@@ -44,6 +45,8 @@ if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_re
 const attributes = Array.from({ length: 8 }, (_, i) => ({ name: `x${i}`, cardinality: 2 }));
 const round = await storage.createRound(planRound({ schema: { attributes }, eps: 1, k: 8, n: 1_000_000 }));
 const rng = seededRng(1);
+// Version-4 (random) report ids instead of the client's default time-ordered ones.
+const randomIds = process.argv.includes("--random-ids");
 
 /** `n` validated reports of uniform binary records in batches (untimed). */
 function batches(): AcceptedReport[][] {
@@ -53,7 +56,7 @@ function batches(): AcceptedReport[][] {
       createReport(
         round.plan,
         Array.from({ length: attributes.length }, () => rng.nextUint32() & 1),
-        { rng },
+        { rng, id: randomIds ? createRandomReportId(rng) : undefined },
       ),
     );
     out.push(validateBatch(round.id, round.plan, { round: round.id, reports: wire }));
