@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { planCalm } from "@calm-ldp/calm-core";
-import { uniformSchema } from "@calm-ldp/marginal-algebra";
+import { createSchema, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { fixedId as id, acceptedReport as report, roundToStore, suiteTempDir } from "../test/support.js";
@@ -113,9 +113,12 @@ describe("DuckDB storage", () => {
     let connection = await instance.connect();
     await connection.run(`CREATE TABLE keyed (round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL,
       PRIMARY KEY (round_no, report_id))`);
-    await connection.run("INSERT INTO keyed SELECT * FROM calm_reports");
+    await connection.run("INSERT INTO keyed SELECT round_no, report_id, view FROM calm_reports");
     await connection.run(
       "INSERT INTO calm_support SELECT round_no, view, cell FROM calm_support_counts, range(count)",
+    );
+    await connection.run(
+      "INSERT INTO calm_support SELECT round_no, view, x FROM calm_reports, range(64) t(x) WHERE (cell_bits >> x) & 1 = 1",
     );
     await connection.run("DELETE FROM calm_support_counts");
     await connection.run("DROP TABLE calm_reports");
@@ -151,6 +154,77 @@ describe("DuckDB storage", () => {
       "SELECT (SELECT count(*) FROM calm_support) + (SELECT count(*) FROM calm_support_counts)",
     );
     expect(Number(supportRows.getRows()[0]![0])).toBe(0);
+    connection.closeSync();
+    instance.closeSync();
+  });
+  it("keeps a report's cells as bits in its row (views of <= 64 cells; wider views as group counts), and reads files of the previous version (group counts only) plus new rows exactly, also after closing and dropping ids", async () => {
+    // Views (a0, a1) of 64 cells (bits, also bit 63), (a0, a2) and (a1, a2) of 72 cells (group counts).
+    const schema = createSchema([
+      { name: "a0", cardinality: 8 },
+      { name: "a1", cardinality: 8 },
+      { name: "a2", cardinality: 9 },
+    ]);
+    const mixed = planCalm({ schema, n: 10_000, eps: 1, k: 2 }, { l: 2 });
+    expect(mixed.views.map((view) => view.cells).sort()).toEqual([64, 72, 72]);
+    const narrow = mixed.views.findIndex((view) => view.cells === 64);
+    // Deterministic reports (no randomness): report i of view i % 3, its cells picked by a fixed rule.
+    const make = (i: number) => {
+      const view = i % 3;
+      const cells = mixed.views[view]!.cells;
+      const picked = [0, 31, 32, cells - 1, (7 * i) % cells, (13 * i + 5) % cells].filter(
+        (cell, j) => (i >> j) & 1,
+      );
+      return report(i, view, [...new Set(picked)].sort((a, b) => a - b));
+    };
+    const expected = (reports: ReturnType<typeof make>[]) =>
+      mixed.views.map((view, v) => {
+        const counts = new Array<number>(view.cells).fill(0);
+        for (const r of reports) if (r.view === v) for (const cell of r.cells) counts[cell]!++;
+        return counts;
+      });
+    const first = Array.from({ length: 300 }, (_, i) => make(i));
+    const second = Array.from({ length: 300 }, (_, i) => make(i + 200)); // 100 repeats of the first
+    const all = [...first, ...second.slice(100)];
+    const file = join(dir, "bits.duckdb");
+    let storage = await openDuckDbStorage(file);
+    const round = await storage.createRound(roundToStore(mixed, id(4242)));
+    expect(await storage.storeReports(round, first)).toEqual({ stored: 300, duplicates: 0 });
+    expect((await storage.supportCounts(round)).support.map((s) => Array.from(s))).toEqual(expected(first));
+    await storage.close();
+
+    let instance = await DuckDBInstance.create(file);
+    let connection = await instance.connect();
+    const scalar = async (sql: string) => Number((await connection.runAndReadAll(sql)).getRows()[0]![0]);
+    // The narrow view's support is in the report rows only; the wide views' in group counts only.
+    expect(
+      await scalar(`SELECT count(*) FROM calm_support_counts WHERE view = ${narrow}`),
+    ).toBe(0);
+    expect(await scalar(`SELECT count(*) FROM calm_reports WHERE view <> ${narrow} AND cell_bits <> 0`)).toBe(0);
+    expect(await scalar(`SELECT count(*) FROM calm_reports WHERE cell_bits < 0`)).toBeGreaterThan(0); // bit 63
+    // Rewrite the file as the previous version wrote it: no cell_bits column, all support as group counts.
+    await connection.run(`INSERT INTO calm_support_counts SELECT round_no, view, x, count(*) FROM calm_reports,
+      range(64) t(x) WHERE (cell_bits >> x) & 1 = 1 GROUP BY round_no, view, x`);
+    await connection.run("ALTER TABLE calm_reports DROP COLUMN cell_bits");
+    expect(await scalar("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'calm_reports'")).toBe(3);
+    connection.closeSync();
+    instance.closeSync();
+
+    storage = await openDuckDbStorage(file);
+    const again = (await storage.findRound(id(4242)))!;
+    expect(await storage.storeReports(again, second)).toEqual({ stored: 200, duplicates: 100 });
+    const support = await storage.supportCounts(again);
+    expect(support.support.map((s) => Array.from(s))).toEqual(expected(all));
+    expect(support.reportsPerView).toEqual([0, 1, 2].map((v) => all.filter((r) => r.view === v).length));
+    // Closing and dropping the ids folds both sources into the closed counts, exactly.
+    const closed = await storage.closeRound(again, new Date());
+    const later = new Date(Date.parse(closed.closedAt!) + 1);
+    expect(await storage.dropClosedIds(later, later)).toEqual([id(4242)]);
+    expect(await storage.supportCounts(again)).toEqual(support);
+    expect(await storage.heldIds(again)).toBe(0);
+    await storage.close();
+    instance = await DuckDBInstance.create(file);
+    connection = await instance.connect();
+    expect(await scalar("SELECT count(*) FROM calm_support_counts")).toBe(0);
     connection.closeSync();
     instance.closeSync();
   });

@@ -236,7 +236,7 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
 });
 
 /**
- * Report rows and supported cells (older per-cell rows plus group counts) of a round in a DuckDB file, read by a second, read-only
+ * Report rows and supported cells (older per-cell rows, group counts and the reports' cell bits) of a round in a DuckDB file, read by a second, read-only
  * instance opened for the look (it replays the committed write-ahead log).
  */
 async function duckRows(file: string, no: number): Promise<{ reports: number; support: number }> {
@@ -251,7 +251,8 @@ async function duckRows(file: string, no: number): Promise<{ reports: number; su
       );
     const support = await connection.runAndReadAll(
       `SELECT (SELECT count(*) FROM calm_support WHERE round_no = $1)
-         + (SELECT coalesce(sum(count), 0) FROM calm_support_counts WHERE round_no = $1)`,
+         + (SELECT coalesce(sum(count), 0) FROM calm_support_counts WHERE round_no = $1)
+         + (SELECT coalesce(sum(bit_count(cell_bits)), 0) FROM calm_reports WHERE round_no = $1)`,
       [no],
     );
     return { reports: await count("calm_reports"), support: Number(support.getRows()[0]![0]) };
