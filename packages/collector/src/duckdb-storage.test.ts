@@ -172,7 +172,7 @@ describe("DuckDB storage", () => {
       const view = i % 3;
       const cells = mixed.views[view]!.cells;
       const picked = [0, 31, 32, cells - 1, (7 * i) % cells, (13 * i + 5) % cells].filter(
-        (cell, j) => (i >> j) & 1,
+        (_, j) => (i >> j) & 1,
       );
       return report(i, view, [...new Set(picked)].sort((a, b) => a - b));
     };
