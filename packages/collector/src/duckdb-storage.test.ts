@@ -174,7 +174,11 @@ describe("DuckDB storage", () => {
       const picked = [0, 31, 32, cells - 1, (7 * i) % cells, (13 * i + 5) % cells].filter(
         (_, j) => (i >> j) & 1,
       );
-      return report(i, view, [...new Set(picked)].sort((a, b) => a - b));
+      return report(
+        i,
+        view,
+        [...new Set(picked)].sort((a, b) => a - b),
+      );
     };
     const expected = (reports: ReturnType<typeof make>[]) =>
       mixed.views.map((view, v) => {
@@ -196,10 +200,10 @@ describe("DuckDB storage", () => {
     let connection = await instance.connect();
     const scalar = async (sql: string) => Number((await connection.runAndReadAll(sql)).getRows()[0]![0]);
     // The narrow view's support is in the report rows only; the wide views' in group counts only.
-    expect(
-      await scalar(`SELECT count(*) FROM calm_support_counts WHERE view = ${narrow}`),
-    ).toBe(0);
-    expect(await scalar(`SELECT count(*) FROM calm_reports WHERE view <> ${narrow} AND cell_bits <> 0`)).toBe(0);
+    expect(await scalar(`SELECT count(*) FROM calm_support_counts WHERE view = ${narrow}`)).toBe(0);
+    expect(await scalar(`SELECT count(*) FROM calm_reports WHERE view <> ${narrow} AND cell_bits <> 0`)).toBe(
+      0,
+    );
     expect(await scalar(`SELECT count(*) FROM calm_reports WHERE cell_bits < 0`)).toBeGreaterThan(0); // bit 63
     // Rewrite the file as the previous version wrote it: no cell_bits column, all support as group counts.
     await connection.run(`INSERT INTO calm_support_counts SELECT round_no, view, x, count(*) FROM calm_reports,

@@ -1,4 +1,8 @@
+import type { CalmPlan } from "@calm-ldp/calm-core";
+import { readPlan } from "@calm-ldp/client";
+import { perObject } from "@calm-ldp/marginal-algebra";
 import {
+  BIGINT,
   type DuckDBAppender,
   type DuckDBConnection,
   DuckDBDataChunk,
@@ -8,13 +12,9 @@ import {
   type DuckDBType,
   DuckDBUUIDValue,
   type DuckDBVector,
-  BIGINT,
   INTEGER,
   UUID,
 } from "@duckdb/node-api";
-import type { CalmPlan } from "@calm-ldp/calm-core";
-import { readPlan } from "@calm-ldp/client";
-import { perObject } from "@calm-ldp/marginal-algebra";
 import type {
   AcceptedReport,
   CollectorStorage,
