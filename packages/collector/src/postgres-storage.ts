@@ -99,6 +99,14 @@ const SCHEMA = [
   // Support deltas: one row per (group commit, round): the counts its reports add to each cell of
   // the plan (the views' cells in plan order), folded into calm_support_views every few groups.
   "CREATE TABLE IF NOT EXISTS calm_support_deltas (round_no INTEGER NOT NULL, counts INTEGER[] NOT NULL)",
+  // A delta row lives until the next fold: below 8,160 bytes (2,000 cells) PostgreSQL keeps it as it
+  // is instead of compressing it (pglz took ~9% of the server's CPU with 1,120 cells at the 2 kB default).
+  `DO $$ BEGIN
+     IF NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = 'calm_support_deltas'::regclass
+                    AND reloptions @> ARRAY['toast_tuple_target=8160']) THEN
+       ALTER TABLE calm_support_deltas SET (toast_tuple_target = 8160);
+     END IF;
+   END $$`,
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
   `CREATE TABLE IF NOT EXISTS calm_round_state (

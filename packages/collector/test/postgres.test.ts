@@ -206,3 +206,21 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
     await storage.close();
   });
 });
+
+describeWith(postgresServer(), "PostgreSQL: schema", (server) => {
+  it("support deltas are stored uncompressed up to 8,160 bytes (toast_tuple_target), set once, kept on reopen", async () => {
+    await withPostgresDatabase(server.url!, "toast", async (url) => {
+      for (let open = 0; open < 2; open++) await (await openPostgresStorage(url)).close();
+      const client = new pg.Client(url);
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          "SELECT reloptions FROM pg_class WHERE oid = 'calm_support_deltas'::regclass",
+        );
+        expect(rows[0].reloptions).toEqual(["toast_tuple_target=8160"]);
+      } finally {
+        await client.end();
+      }
+    });
+  });
+});
