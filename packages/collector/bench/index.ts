@@ -16,9 +16,10 @@
  * 2. an 8-way marginal query on that round (target <= 200 ms): the HTTP answer,
  *    and its parts (SQL GROUP BY in DuckDB; estimation in JavaScript).
  * The round: d = 8 binary attributes, k = 8, eps = 1 (CALM plans l = 4, m = 70
- * OUE views of 16 cells at 1,000,000 reports: a report stores ~4.5 support rows).
+ * OUE views of 16 cells at 1,000,000 reports: a report supports ~4.5 cells, which PostgreSQL adds to
+ * per-group delta rows and DuckDB keeps as bits in the report's row).
  * `--grr` plans k = 3 instead (at 1,000,000 reports: l = 3, m = 56 GRR views of
- * 8 cells, one support row per report).
+ * 8 cells, one supported cell per report).
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
  * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]
