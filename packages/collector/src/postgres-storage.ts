@@ -680,10 +680,21 @@ const TEXT_VALUES = { getTypeParser: () => (value: string) => value } as unknown
  * sum them here, add the sums to the views' rows ({@link ADD_VIEWS_SQL}).
  * Exactly the deleted deltas are added, once: a delta another transaction
  * deletes meanwhile is not returned here, and a rollback keeps both as they
- * were. O(deltas x cells of the plan) in JavaScript, two statements.
+ * were. O(deltas x cells of the plan) in JavaScript, three statements. Exported
+ * for the tests (the package exports only `openPostgresStorage`).
  */
-async function foldDeltas(client: pg.PoolClient, no: number, plan: CalmPlan, slot: number): Promise<void> {
+export async function foldDeltas(
+  client: pg.PoolClient,
+  no: number,
+  plan: CalmPlan,
+  slot: number,
+): Promise<void> {
   const layout = cellLayout(plan);
+  // The round's deltas through the index, not a bitmap scan: every fold deletes what it reads, and
+  // until autovacuum runs those rows stay in the table and in the index under the same round_no.
+  // An index scan marks the entries of rows dead to every transaction as such and later scans skip
+  // them; a bitmap scan would visit every page of the round's deleted deltas at every fold.
+  await client.query("SET LOCAL enable_bitmapscan = off");
   const gone = await client.query({
     text: "DELETE FROM calm_support_deltas WHERE round_no = $1 RETURNING counts",
     values: [no],
