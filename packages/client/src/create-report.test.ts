@@ -4,10 +4,7 @@ import { createReport } from "./create-report.js";
 import { encodeReport } from "./encode-report.js";
 import { perturbRecord } from "./perturb-record.js";
 import { createReportId, isReportId } from "./report-id.js";
-import { wireKindPlans } from "./testing.js";
-
-/** The millisecond a version-7 report id was made at (its first 48 bits). */
-const idTime = (id: string) => Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+import { reportIdTime, wireKindPlans } from "./testing.js";
 
 describe("createReport", () => {
   it("uses the given id, or a fresh UUID; defaults to the cryptographic generator", () => {
@@ -29,11 +26,11 @@ describe("createReport", () => {
         const expected = encodeReport(
           plan,
           perturbRecord(plan, record, b, undefined),
-          createReportId(b, idTime(got.id)),
+          createReportId(b, reportIdTime(got.id)),
         );
         expect(got).toEqual(expected);
-        expect(idTime(got.id)).toBeGreaterThanOrEqual(before);
-        expect(idTime(got.id)).toBeLessThanOrEqual(Date.now());
+        expect(reportIdTime(got.id)).toBeGreaterThanOrEqual(before);
+        expect(reportIdTime(got.id)).toBeLessThanOrEqual(Date.now());
       }
     }
   });

@@ -11,7 +11,7 @@ import { createReporter } from "./create-reporter.js";
 import { CollectorResponseError, ReporterError } from "./errors.js";
 import { fileStorage } from "./node.js";
 import { memoryStorage } from "./storage.js";
-import { wireKindPlans } from "./testing.js";
+import { reportIdTime, wireKindPlans } from "./testing.js";
 
 const plans = wireKindPlans();
 
@@ -205,7 +205,7 @@ describe("createReporter", () => {
       for (const id of ids) {
         expect(id[14]).toBe(version);
         if (version === "7") {
-          const made = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+          const made = reportIdTime(id);
           expect(made).toBeGreaterThanOrEqual(before);
           expect(made).toBeLessThanOrEqual(Date.now());
         }
