@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { planCalm } from "@calm-ldp/calm-core";
 import { createSchema, uniformSchema } from "@calm-ldp/marginal-algebra";
@@ -29,6 +30,8 @@ describe("DuckDB storage", () => {
     await storage.countRejected(round, "schema", 3);
     await storage.countRejected(round, "schema", 2);
     await storage.close();
+    // close() checkpoints: every committed change is in the file, none left in the write-ahead log.
+    expect(existsSync(`${file}.wal`) ? statSync(`${file}.wal`).size : 0).toBe(0);
 
     storage = await openDuckDbStorage(file);
     const again = (await storage.findRound(id(999)))!;

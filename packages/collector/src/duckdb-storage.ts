@@ -348,6 +348,12 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
     await this.#queue.idle();
     await this.#reads.catch(() => undefined);
     this.#closeAppenders();
+    // Every committed change into the file itself, so the file is whole once this resolves: the
+    // native database is freed with its last handle (the garbage collector may run later), and
+    // another instance opened on the file meanwhile must not find part of it in the log only.
+    // A checkpoint that fails (disk full, read-only) leaves the changes in the write-ahead log,
+    // where the next open finds them.
+    await this.#writer.run("CHECKPOINT").catch(() => undefined);
     this.#beginStatement.destroySync();
     this.#writer.closeSync();
     this.#reader.closeSync();
