@@ -163,7 +163,7 @@ export interface PostgresStorageOptions {
   /**
    * Group commits in flight at once, each on its own connection (default 2: one
    * group's statement runs while the other's commit waits for the WAL flush;
-   * measured in the README). An integer from 1 to `poolSize`.
+   * measured in bench/HISTORY.md). An integer from 1 to `poolSize`.
    */
   readonly writers?: number;
 }
