@@ -1,5 +1,4 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { readPlan } from "@calm-ldp/client";
 import { perObject } from "@calm-ldp/marginal-algebra";
 import {
   BIGINT,
@@ -26,7 +25,7 @@ import type {
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
-import { cellOffsets, REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
+import { cellOffsets, planFromColumn, REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
 import { UuidSet, uuidWords } from "./uuid-set.js";
 
 /** Rows per DuckDB data chunk (its standard vector size). */
@@ -474,7 +473,7 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
             [job.closedBefore],
           );
           for (const [no, , plan] of due.getRows()) {
-            const statements = compactSql(readPlan(JSON.parse(String(plan))) as CalmPlan);
+            const statements = compactSql(planFromColumn(plan));
             for (const statement of statements) await this.#writer.run(statement, [no as number]);
             await this.#writer.run("UPDATE calm_round_state SET ids_dropped_at = $2 WHERE round_no = $1", [
               no as number,

@@ -1,6 +1,5 @@
 import { randomInt } from "node:crypto";
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { readPlan } from "@calm-ldp/client";
 import { perObject } from "@calm-ldp/marginal-algebra";
 import pg from "pg";
 import type {
@@ -14,7 +13,14 @@ import type {
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
-import { cellOffsets, REPORTS_MARK, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+import {
+  cellOffsets,
+  planFromColumn,
+  REPORTS_MARK,
+  roundFromRow,
+  stateFromRow,
+  supportFromRows,
+} from "./storage-rows.js";
 import { uuidWords } from "./uuid-set.js";
 
 /** Any constant: the advisory lock that serialises schema creation between processes. */
@@ -541,7 +547,7 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       [closedBefore.toISOString()],
     );
     for (const [no, , plan] of due) {
-      const roundPlan = readPlan(JSON.parse(String(plan))) as CalmPlan;
+      const roundPlan = planFromColumn(plan);
       await this.#write(async (client) => {
         // The deltas into the per-view counts first, which the next statements move to the closed counts.
         await foldDeltas(client, Number(no), roundPlan, this.#slot);

@@ -10,13 +10,18 @@ import { StorageError } from "./errors.js";
  * `readPlan` on the way out. O(plan size).
  * @internal
  */
+/** A round's plan from its stored column (the JSON text `createRound` wrote), checked by `readPlan`. O(plan). */
+export function planFromColumn(plan: unknown): CalmPlan {
+  return readPlan(JSON.parse(String(plan))) as CalmPlan;
+}
+
 export function roundFromRow(row: readonly unknown[]): StoredRound {
   const [no, id, createdAt, plan, request] = row;
   return {
     no: Number(no),
     id: String(id),
     createdAt: String(createdAt),
-    plan: readPlan(JSON.parse(String(plan))) as CalmPlan,
+    plan: planFromColumn(plan),
     request: JSON.parse(String(request)) as RoundRequest,
   };
 }
