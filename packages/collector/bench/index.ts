@@ -126,14 +126,19 @@ const run = async (urls: string[], requests?: number) => {
   const finished = message<{ seconds: number; failed: number; latencies: number[]; cpuMicros: number }>();
   const server = await backend.serverCpuSeconds();
   const cpu = process.cpuUsage();
+  const switches = process.resourceUsage();
   worker.send({ urls, requests });
   const result = await finished;
   const used = process.cpuUsage(cpu);
+  const switchesAfter = process.resourceUsage();
   const serverAfter = await backend.serverCpuSeconds();
   return {
     ...result,
     loaderCpuMicros: result.cpuMicros,
     cpuMicros: used.user + used.system,
+    systemMicros: used.system,
+    voluntarySwitches: switchesAfter.voluntaryContextSwitches - switches.voluntaryContextSwitches,
+    involuntarySwitches: switchesAfter.involuntaryContextSwitches - switches.involuntaryContextSwitches,
     serverCpuMicros:
       server === undefined || serverAfter === undefined
         ? undefined
@@ -141,7 +146,7 @@ const run = async (urls: string[], requests?: number) => {
   };
 };
 const cpuLine = (r: Awaited<ReturnType<typeof run>>) =>
-  `CPU per report: collector ${(r.cpuMicros / reports).toFixed(1)} us, load generator ${(r.loaderCpuMicros / reports).toFixed(1)} us${r.serverCpuMicros === undefined ? "" : `, database server ${(r.serverCpuMicros / reports).toFixed(1)} us`}; ${((r.cpuMicros + r.loaderCpuMicros + (r.serverCpuMicros ?? 0)) / 1e6 / r.seconds).toFixed(2)} cores busy`;
+  `CPU per report: collector ${(r.cpuMicros / reports).toFixed(1)} us (${(r.systemMicros / reports).toFixed(1)} of it in the kernel), load generator ${(r.loaderCpuMicros / reports).toFixed(1)} us${r.serverCpuMicros === undefined ? "" : `, database server ${(r.serverCpuMicros / reports).toFixed(1)} us`}; ${((r.cpuMicros + r.loaderCpuMicros + (r.serverCpuMicros ?? 0)) / 1e6 / r.seconds).toFixed(2)} cores busy; the collector's process switched out ${((r.voluntarySwitches + r.involuntarySwitches) / (reports / batch)).toFixed(1)} times per request (${(r.involuntarySwitches / (reports / batch)).toFixed(1)} of them preempted)`;
 // An untimed warm-up on the bare handler (the JIT of the collector and of the load
 // generator), then the bare ceiling (same bodies, same round, stores nothing), then the real store.
 if (warmup > 0) {
