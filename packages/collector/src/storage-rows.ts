@@ -5,16 +5,20 @@ import type { RoundCounts, RoundRequest, RoundState, StoredRound, SupportCounts 
 import { StorageError } from "./errors.js";
 
 /**
- * A stored round from its row `[round_no, round_id, created_at, plan JSON,
- * request JSON]` (both backends select these columns). The plan is checked with
- * `readPlan` on the way out. O(plan size).
+ * A round's plan from its stored column (the JSON text `createRound` wrote),
+ * checked by `readPlan`. O(plan size).
  * @internal
  */
-/** A round's plan from its stored column (the JSON text `createRound` wrote), checked by `readPlan`. O(plan). */
 export function planFromColumn(plan: unknown): CalmPlan {
   return readPlan(JSON.parse(String(plan))) as CalmPlan;
 }
 
+/**
+ * A stored round from its row `[round_no, round_id, created_at, plan JSON,
+ * request JSON]` (both backends select these columns). The plan is checked with
+ * `readPlan` on the way out ({@link planFromColumn}). O(plan size).
+ * @internal
+ */
 export function roundFromRow(row: readonly unknown[]): StoredRound {
   const [no, id, createdAt, plan, request] = row;
   return {
