@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,12 +22,23 @@ const SETUP = join(webRoot(), "..", "..", ".ci", "setup-chromium");
 /** Undefined when Chromium is there (installing it with .ci/setup-chromium if needed), else why not. */
 export function chromiumMissing(): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
-  try {
-    execFileSync("bash", [SETUP], { stdio: "inherit", timeout: 600_000 });
-  } catch (error) {
-    return `${CHROMIUM} is absent and ${SETUP} failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
+  const started = performance.now();
+  const run = spawnSync("bash", [SETUP], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 600_000,
+  });
+  const stderr = (run.stderr ?? "").trim();
+  if (run.status !== 0) {
+    const why = run.error ? `, ${run.error.message}` : "";
+    return `${CHROMIUM} is absent and ${SETUP} failed (exit ${run.status}${why}): ${stderr}`;
   }
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent after running ${SETUP}`;
+  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is absent after running ${SETUP}`;
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(
+    `\n.ci/setup-chromium installed Chromium for these tests (${seconds} s): ${run.stdout.trim()}\n`,
+  );
+  return undefined;
 }
 
 /**

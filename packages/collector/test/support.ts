@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,24 +25,29 @@ export const packageDir = fileURLToPath(new URL("..", import.meta.url));
  * when needed and is idempotent). Only when the script reports that the service
  * cannot be installed here (exit 3: no apt-get, or neither root nor passwordless
  * sudo) and we are not under CI is the answer `unavailable` (the suite skips,
- * loudly); under CI that is a failure.
+ * loudly); under CI that is a failure. When the script installed, created or
+ * started anything it says so in one line, printed here with the time it took.
  */
 export function ciService(script: string, override: string): { url?: string; unavailable?: string } {
   const preset = process.env[override];
   if (preset) return { url: preset };
-  try {
-    const out = execFileSync("bash", [join(packageDir, "..", "..", ".ci", script)], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-    return { url: out.trim().split("\n").pop()! };
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
-    if (status === 3 && !process.env.CI) return { unavailable: stderr };
-    throw new Error(`.ci/${script} failed (exit ${status}): ${stderr}`);
+  const started = performance.now();
+  const run = spawnSync("bash", [join(packageDir, "..", "..", ".ci", script)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 600_000,
+  });
+  const stderr = (run.stderr ?? "").trim();
+  if (run.status === 3 && !process.env.CI) return { unavailable: stderr };
+  if (run.status !== 0) {
+    const why = run.error ? `, ${run.error.message}` : "";
+    throw new Error(`.ci/${script} failed (exit ${run.status}${why}): ${stderr}`);
   }
+  // The script's "ready after N s: ..." line: this run installed, created or started the service.
+  const ready = /^setup-[a-z]+: ready after .*$/m.exec(stderr)?.[0];
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (ready) console.log(`\n.ci/${script} ran for these tests (${seconds} s in all): ${ready}\n`);
+  return { url: run.stdout.trim().split("\n").pop()! };
 }
 
 /** A service a suite needs: its URL, or why it cannot be installed here (see {@link ciService}). */
