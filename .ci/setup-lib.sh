@@ -20,6 +20,7 @@ SYSTEM_LOCK=/tmp/calm-ldp-setup-system.lock
 
 lock() {
   local fd="$1" file="$2"
+  mkdir -p "$(dirname "${file}")"
   [ -e "${file}" ] || { : >>"${file}"; chmod 666 "${file}" 2>/dev/null || true; }
   eval "exec ${fd}<\"\${file}\""
   if ! flock -n "${fd}"; then
@@ -39,7 +40,8 @@ can_install() {
 apt_install() {
   local apt=(apt-get -qq -o DPkg::Lock::Timeout=300)
   "${SUDO[@]}" "${apt[@]}" update >&2
-  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" "${apt[@]}" install -y --no-install-recommends "$@" >&2
+  # Through env: sudo would drop DEBIAN_FRONTEND from the environment.
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y --no-install-recommends "$@" >&2
 }
 
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
