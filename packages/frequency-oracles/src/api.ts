@@ -81,16 +81,21 @@ export interface IndependentBitsLaw {
 }
 
 /**
- * Reports are (public seed, output): the seed is drawn independently of the input,
- * then the output follows a categorical law given the seed. The check enumerates
- * `seeds` representative seeds (index 0..seeds-1); since the seed's law does not
- * depend on the input, the worst ratio is the worst over seeds of the conditional law.
+ * Reports are (public seed, output), packed as two words `[seed, output]`: the seed
+ * is a uniform 32-bit word drawn independently of the input, then the output
+ * follows a categorical law given the seed. The exact check enumerates `seeds`
+ * representative seeds (index 0..seeds-1); since the seed's law does not depend on
+ * the input, the worst ratio is the worst over seeds of the conditional law. The
+ * sampler check (`samplerFit`) tests the seed word for uniformity and each
+ * report's output against `given` for the seed it carries.
  */
 export interface PublicSeedLaw {
   readonly kind: "public-seed";
   readonly seeds: number;
   readonly outputs: number;
   probabilities(value: number, seedIndex: number, out: Float64Array): Float64Array;
+  /** The output law given the seed word a report carries (`out[y] = Pr[output = y | seed, input value]`). */
+  given(value: number, seed: number, out: Float64Array): Float64Array;
 }
 
 /**
