@@ -1,6 +1,12 @@
 import { logGamma, regularizedGamma } from "@calm-ldp/frequency-oracles";
 import { fail } from "./errors.js";
 
+/**
+ * ln Gamma(a) for a > 0 (Lanczos, relative error about 1e-15) and the regularized incomplete
+ * gamma functions `[P(a, x), Q(a, x)]`: frequency-oracles' (its sampler check uses them). O(1).
+ */
+export { logGamma, regularizedGamma };
+
 function checkDof(where: string, dof: number): void {
   if (!(Number.isFinite(dof) && dof > 0)) fail(where, "dof must be a finite number > 0", dof);
 }

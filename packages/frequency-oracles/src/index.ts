@@ -39,12 +39,12 @@ export {
   type WorstPair,
 } from "./exact-privacy.js";
 export { fnv1a32, parameterText } from "./fingerprint.js";
-export { chiSquareTail, type FitStatistic, LawTally, normalTwoSided } from "./law-fit.js";
-export { declaredSupportMismatch, lawSupportRow } from "./law-support.js";
 export { createGrr, createGrrDevice } from "./grr.js";
 export { bucketStart, fmix32, hashKey, localHash } from "./hash.js";
 export { createHr, MAX_HR_DOMAIN } from "./hr.js";
 export { type InstantaneousLayer, instantaneousLayer } from "./instantaneous.js";
+export { chiSquareTail, type FitStatistic, LawTally, normalTwoSided } from "./law-fit.js";
+export { declaredSupportMismatch, lawSupportRow } from "./law-support.js";
 export { normSub } from "./norm-sub.js";
 export { createOlh, MAX_HASH_RANGE } from "./olh.js";
 export { createOue, createOueDevice } from "./oue.js";

@@ -137,7 +137,7 @@ export class LawTally {
       const outputs = law.outputs;
       for (let i = 0, o = 0; i < count; i++, o += stride) {
         const y = words[o]!;
-        counts[y < outputs ? y : outputs]! += 1;
+        counts[Math.min(y, outputs)]! += 1;
       }
     } else if (law.kind === "public-seed") {
       this.#addSeeded(law, words, count, stride);
