@@ -13,8 +13,8 @@ export type {
   MembershipLaw,
   OracleAggregator,
   OracleCore,
+  OracleEntry,
   OracleFactory,
-  OracleName,
   OracleOptions,
   PrivacyLaw,
   PublicSeedLaw,
@@ -50,7 +50,15 @@ export { createOlh, MAX_HASH_RANGE } from "./olh.js";
 export { createOue, createOueDevice } from "./oue.js";
 export { MAX_DOMAIN, MAX_EPS } from "./params.js";
 export type { PostProcessing } from "./post-processing.js";
-export { createOracle, isOracleName, ORACLE_NAMES, oracleFactories } from "./registry.js";
+export {
+  createOracle,
+  isOracleName,
+  ORACLE_NAMES,
+  ORACLE_TABLE,
+  type OracleName,
+  oracleEntry,
+  oracleFactories,
+} from "./registry.js";
 export { createRr } from "./rr.js";
 export {
   type SamplerFitOptions,
