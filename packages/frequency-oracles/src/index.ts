@@ -48,7 +48,7 @@ export { declaredSupportMismatch, lawSupportRow } from "./law-support.js";
 export { normSub } from "./norm-sub.js";
 export { createOlh, MAX_HASH_RANGE } from "./olh.js";
 export { createOue, createOueDevice } from "./oue.js";
-export { MAX_DOMAIN, MAX_EPS } from "./params.js";
+export { checkOracleOptions, MAX_DOMAIN, MAX_EPS } from "./params.js";
 export type { PostProcessing } from "./post-processing.js";
 export {
   createOracle,
