@@ -11,8 +11,8 @@ export interface SamplerFitOptions {
   readonly reports?: number;
   /**
    * Relative error of p the pooled own-support test must catch (default 0.01): the
-   * batch path draws at least `(8 / relativeP)^2 (1 - p) / p` reports in all (z = 8:
-   * about 6 for the Bonferroni threshold plus 2 for power), capped by `maxReports`.
+   * batch path draws at least `(9 / relativeP)^2 (1 - p) / p` reports in all (z = 9:
+   * about 6 for the Bonferroni threshold plus 3 for power), capped by `maxReports`.
    */
   readonly relativeP?: number;
   /** Cap on the batch path's reports over all inputs (default 2e7). */
@@ -65,7 +65,7 @@ const CHUNK = 65_536;
  * the law's support probabilities. All p-values are compared with alpha / tests
  * (Bonferroni), so a correct oracle fails with probability <= alpha.
  *
- * Cost: about `max(reports D, (8/relativeP)^2 (1-p)/p)` batch reports (capped),
+ * Cost: about `max(reports D, (9/relativeP)^2 (1-p)/p)` batch reports (capped),
  * `2 singleReports D` one-report draws, D simulateCounts calls, each report tallied
  * in O(1) (categorical), O(D) (bit laws) or O(g) (public seed).
  */
@@ -82,7 +82,7 @@ export function samplerFit(oracle: FrequencyOracle, options: SamplerFitOptions =
   if (!(alpha > 0 && alpha < 1)) fail(where, "alpha must be in (0, 1)", alpha);
   const rng = options.rng ?? cryptoRng();
   const law = oracle.privacyLaw();
-  const power = Math.ceil(((8 / relativeP) ** 2 * (1 - oracle.p)) / oracle.p / domain);
+  const power = Math.ceil(((9 / relativeP) ** 2 * (1 - oracle.p)) / oracle.p / domain);
   const perInput = Math.max(base, Math.min(power, Math.floor(maxReports / domain)));
 
   const tests: SamplerFitTest[] = [];
