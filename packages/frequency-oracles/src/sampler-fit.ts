@@ -89,18 +89,8 @@ export function samplerFit(oracle: FrequencyOracle, options: SamplerFitOptions =
   const draws = { perturbBatch: 0, perturb: 0, device: 0, simulateCounts: 0 };
   const support = Array.from({ length: domain }, (_, x) => lawSupportRow(oracle, law, x));
 
-  fitPath("perturbBatch", perInput, (value, count) => {
-    const stride = oracle.stride;
-    const words = new Uint32Array(count * stride);
-    const values = new Uint32Array(Math.min(CHUNK, count)).fill(value);
-    for (let done = 0; done < count; done += values.length) {
-      const size = Math.min(values.length, count - done);
-      const batch = oracle.perturbBatch(values.subarray(0, size), rng);
-      words.set(batch.words.subarray(0, size * stride), done * stride);
-    }
-    return words;
-  });
-  fitPath("perturb", single, (value, count) => encoded(count, () => oracle.perturb(value, rng)));
+  fitPath("perturbBatch", perInput, (value, count) => batchWords(oracle, value, count, rng));
+  fitPath("perturb", single, (value, count) => encoded(oracle, count, () => oracle.perturb(value, rng)));
   const device = options.device;
   if (device !== undefined) {
     tests.push({
@@ -109,9 +99,10 @@ export function samplerFit(oracle: FrequencyOracle, options: SamplerFitOptions =
       pValue: device.fingerprint === oracle.fingerprint && device.stride === oracle.stride ? 1 : 0,
       detail: `${device.parameterText} vs ${oracle.parameterText}`,
     });
-    fitPath("device", single, (value, count) => encoded(count, () => device.perturb(value, rng)));
+    fitPath("device", single, (value, count) => encoded(oracle, count, () => device.perturb(value, rng)));
   }
-  fitSimulation();
+  for (const test of fitSimulation(oracle, support, simulated, rng)) tests.push(test);
+  draws.simulateCounts += simulated * domain;
 
   const threshold = alpha / tests.length;
   const smallest = tests.reduce((a, b) => (b.pValue < a.pValue ? b : a));
@@ -153,41 +144,64 @@ export function samplerFit(oracle: FrequencyOracle, options: SamplerFitOptions =
       detail: `${hits} of ${count * domain}, law expects ${expected.toPrecision(8)}`,
     });
   }
+}
 
-  /** `count` reports from `perturb`, encoded as a device sends them and parsed back into packed words. */
-  function encoded(count: number, perturb: () => unknown): Uint32Array {
-    const words = new Uint32Array(count * oracle.stride);
-    const scratch = new Uint32Array(oracle.stride);
-    for (let i = 0; i < count; i++) {
-      const bytes = oracle.encode(perturb() as never);
-      decodeReportWords(`${where}.perturb`, bytes, oracle.id, oracle.fingerprint, oracle.stride, scratch);
-      words.set(scratch, i * oracle.stride);
-    }
-    return words;
+/** `count` reports of `value` through `perturbBatch`, in chunks, packed. O(count). */
+function batchWords(oracle: FrequencyOracle, value: number, count: number, rng: Rng): Uint32Array {
+  const stride = oracle.stride;
+  const words = new Uint32Array(count * stride);
+  const values = new Uint32Array(Math.min(CHUNK, count)).fill(value);
+  for (let done = 0; done < count; done += values.length) {
+    const size = Math.min(values.length, count - done);
+    const batch = oracle.perturbBatch(values.subarray(0, size), rng);
+    words.set(batch.words.subarray(0, size * stride), done * stride);
   }
+  return words;
+}
 
-  /** simulateCounts with every user on one value: each cell's count is Binomial(n, law's support probability). */
-  function fitSimulation() {
-    const trueCounts = new Float64Array(domain);
-    for (let x = 0; x < domain; x++) {
-      trueCounts.fill(0);
-      trueCounts[x] = simulated;
-      const counts = oracle.simulateCounts(trueCounts, rng);
-      for (let y = 0; y < domain; y++) {
-        const s = support[x]![y]!;
-        const mean = simulated * s;
-        const sd = Math.sqrt(simulated * s * (1 - s));
-        const z = sd > 0 ? (counts[y]! - mean) / sd : counts[y] === mean ? 0 : Number.NaN;
-        tests.push({
-          path: "simulateCounts",
-          name: `cell ${y} with all users on ${x}`,
-          pValue: normalTwoSided(z),
-          detail: `${counts[y]} of ${simulated}, law expects ${mean.toPrecision(8)}`,
-        });
-      }
-    }
-    draws.simulateCounts += simulated * domain;
+/** `count` reports from `perturb`, encoded as a device sends them and parsed back into packed words. O(count). */
+function encoded(oracle: FrequencyOracle, count: number, perturb: () => unknown): Uint32Array {
+  const words = new Uint32Array(count * oracle.stride);
+  const scratch = new Uint32Array(oracle.stride);
+  for (let i = 0; i < count; i++) {
+    const bytes = oracle.encode(perturb() as never);
+    decodeReportWords("samplerFit.perturb", bytes, oracle.id, oracle.fingerprint, oracle.stride, scratch);
+    words.set(scratch, i * oracle.stride);
   }
+  return words;
+}
+
+/**
+ * simulateCounts with all `users` on one value x, for every x: each cell's count
+ * must be Binomial(users, the law's Pr[supports y | x]) (`support[x][y]`). O(D^2).
+ */
+function fitSimulation(
+  oracle: FrequencyOracle,
+  support: readonly Float64Array[],
+  users: number,
+  rng: Rng,
+): SamplerFitTest[] {
+  const domain = oracle.domain;
+  const tests: SamplerFitTest[] = [];
+  const trueCounts = new Float64Array(domain);
+  for (let x = 0; x < domain; x++) {
+    trueCounts.fill(0);
+    trueCounts[x] = users;
+    const counts = oracle.simulateCounts(trueCounts, rng);
+    for (let y = 0; y < domain; y++) {
+      const s = support[x]![y]!;
+      const mean = users * s;
+      const sd = Math.sqrt(users * s * (1 - s));
+      const z = sd > 0 ? (counts[y]! - mean) / sd : counts[y] === mean ? 0 : Number.NaN;
+      tests.push({
+        path: "simulateCounts",
+        name: `cell ${y} with all users on ${x}`,
+        pValue: normalTwoSided(z),
+        detail: `${counts[y]} of ${users}, law expects ${mean.toPrecision(8)}`,
+      });
+    }
+  }
+  return tests;
 }
 
 function positiveInteger(where: string, name: string, value: number): number {
