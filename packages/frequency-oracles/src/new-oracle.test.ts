@@ -1,11 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { newOracleFiles } from "../scripts/new-oracle.js";
 import { exactWorstLogRatio } from "./exact-privacy.js";
 import { declaredSupportMismatch } from "./law-support.js";
+import { atPackageSource } from "./walkthrough-support.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const registry = readFileSync(new URL("./registry.ts", import.meta.url), "utf8");
@@ -39,10 +42,10 @@ describe("pnpm new-oracle <name>", () => {
   });
 
   it("the skeleton is a working oracle named after its factory", async () => {
-    const file = new URL(`./new-oracle-${randomUUID().slice(0, 8)}.ts`, import.meta.url);
-    writeFileSync(file, files.get("packages/frequency-oracles/src/my-oracle.ts")!);
+    const file = join(tmpdir(), `calm-ldp-new-oracle-${process.pid}-${randomUUID().slice(0, 8)}.ts`);
+    writeFileSync(file, atPackageSource(files.get("packages/frequency-oracles/src/my-oracle.ts")!));
     try {
-      const { createMyOracle } = await import(/* @vite-ignore */ file.href);
+      const { createMyOracle } = await import(/* @vite-ignore */ file);
       const oracle = createMyOracle({ eps: 1, domain: 8 });
       expect(oracle.id).toBe("my-oracle");
       expect(exactWorstLogRatio(oracle)).toBeLessThanOrEqual(1 + 1e-9);

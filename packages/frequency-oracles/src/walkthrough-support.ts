@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { FrequencyOracle, OracleEntry, OracleOptions } from "./api.js";
 
 /** CONTRIBUTING.md's "Adding an oracle" code blocks, extracted and loaded (see {@link loadWalkthrough}). */
@@ -27,29 +30,43 @@ export function walkthroughBlocks(): string[] {
 }
 
 /**
- * Run the walk-through as written: block 1 is written to a scratch file in `src/`
- * (so its relative imports resolve exactly as in `src/direct-example.ts`) and
- * imported; block 2's import lines (the file name pointed at the scratch file) and
- * table line(s) become a scratch module exporting `{ <line> }`. Both files are
- * deleted once imported. For tests only.
+ * `code` with its package-relative imports (`"./define-oracle.js"`) pointed at this
+ * package's `src/` by absolute path, so it runs from a scratch file outside the
+ * source tree (where no concurrent `tsc` or `biome` run can see it). Only the
+ * import paths change.
+ */
+export function atPackageSource(code: string): string {
+  const source = fileURLToPath(new URL(".", import.meta.url));
+  return code.replace(
+    /from "\.\/([^"]+)"/g,
+    (_, path: string) => `from ${JSON.stringify(join(source, path))}`,
+  );
+}
+
+/**
+ * Run the walk-through as written: block 1 is written to a scratch file (its
+ * relative imports resolved to `src/` by {@link atPackageSource}) and imported;
+ * block 2's import lines (pointed at that scratch file) and table line(s) become a
+ * scratch module exporting `{ <line> }`. Both files are deleted once imported.
+ * For tests only.
  */
 export async function loadWalkthrough(): Promise<Walkthrough> {
   const [oracleCode, tableCode] = walkthroughBlocks();
   if (oracleCode === undefined || tableCode === undefined)
     throw new Error("CONTRIBUTING.md's walk-through needs its two ```ts blocks");
-  const tag = `walkthrough-${randomUUID().slice(0, 8)}`;
-  const oracleFile = new URL(`./${tag}-direct-example.ts`, import.meta.url);
-  const tableFile = new URL(`./${tag}-table.ts`, import.meta.url);
+  const tag = join(tmpdir(), `calm-ldp-walkthrough-${process.pid}-${randomUUID().slice(0, 8)}`);
+  const oracleFile = `${tag}-direct-example.ts`;
+  const tableFile = `${tag}-table.ts`;
   const lines = tableCode.trimEnd().split("\n");
   const imports = lines
     .filter((l) => l.startsWith("import "))
-    .map((l) => l.replace('"./direct-example.js"', `"./${tag}-direct-example.js"`));
+    .map((l) => l.replace('"./direct-example.js"', JSON.stringify(oracleFile)));
   const entries = lines.filter((l) => !l.startsWith("import ") && l.trim() !== "");
   try {
-    writeFileSync(oracleFile, oracleCode);
+    writeFileSync(oracleFile, atPackageSource(oracleCode));
     writeFileSync(tableFile, `${imports.join("\n")}\nexport const table = {\n${entries.join("\n")}\n};\n`);
-    const oracle = await import(/* @vite-ignore */ oracleFile.href);
-    const { table } = await import(/* @vite-ignore */ tableFile.href);
+    const oracle = await import(/* @vite-ignore */ oracleFile);
+    const { table } = await import(/* @vite-ignore */ tableFile);
     return { oracleCode, tableCode, createDirectExample: oracle.createDirectExample, table };
   } finally {
     rmSync(oracleFile, { force: true });
