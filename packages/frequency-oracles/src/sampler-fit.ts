@@ -47,6 +47,8 @@ export interface SamplerFitResult {
   readonly smallest: SamplerFitTest;
   /** Every test below the threshold (empty: the sampler follows its declared law as far as these tests see). */
   readonly failures: readonly SamplerFitTest[];
+  /** Every test, in the order run. */
+  readonly results: readonly SamplerFitTest[];
 }
 
 /** Reports per perturbBatch call (memory bound). */
@@ -113,6 +115,7 @@ export function samplerFit(oracle: FrequencyOracle, options: SamplerFitOptions =
     draws,
     smallest,
     failures: tests.filter((t) => t.pValue < threshold),
+    results: tests,
   };
 
   /** Reports of one value through `draw` (count per input), tallied against the law; pooled own-support test. */
