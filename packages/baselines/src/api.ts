@@ -1,5 +1,5 @@
 import type { CalmPlan, CalmPlusProtocolOptions, CalmProtocolOptions, CalmReport } from "@calm-ldp/calm-core";
-import type { LocalHashReport } from "@calm-ldp/frequency-oracles";
+import type { FrequencyOracle, LocalHashReport } from "@calm-ldp/frequency-oracles";
 import type {
   MarginalProtocol,
   MarginalSynopsis,
@@ -283,7 +283,27 @@ export interface EmSynopsis extends BaselineSynopsis {
 export type BaselineProtocol<Plan extends ProtocolPlan = ProtocolPlan, Report = unknown> = MarginalProtocol<
   Plan,
   Report
->;
+> & {
+  /** The law of one user's report, where the method declares it (see {@link MethodReportLaw}). */
+  reportLaw?(plan: Plan): MethodReportLaw<Report>;
+};
+
+/**
+ * The declared law of a method's report, for methods whose report is one frequency-oracle
+ * report of one input derived from the record: the client picks part j with probability
+ * `partWeights[j]` (independently of the record: a group, or the one part of a
+ * full-domain method), then sends `oracle(j)`'s report of `input(j, record)`. The
+ * method contract (`@calm-ldp/baselines/testing`) checks `report`'s samples against
+ * it (part frequencies, and each part's reports against its oracle's `privacyLaw()`),
+ * and each part's oracle with the exact check, so the method is eps-LDP when they pass.
+ */
+export interface MethodReportLaw<Report> {
+  readonly partWeights: readonly number[];
+  oracle(part: number): FrequencyOracle;
+  input(part: number, record: ArrayLike<number>): number;
+  /** The part a report belongs to and its oracle report. */
+  split(report: Report): { readonly part: number; readonly report: unknown };
+}
 
 /** Static facts about a method (for the CLI's listing and the harness's reports), without its id. */
 export interface MethodFacts {

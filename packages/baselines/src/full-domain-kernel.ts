@@ -14,6 +14,7 @@ import type {
   BaselineOptions,
   FullDomainPlan,
   FullDomainReport,
+  MethodReportLaw,
   PlanOracle,
 } from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime, storeMasks } from "./encoding.js";
@@ -117,6 +118,20 @@ export function fullDomainReport(
   const runtime = fullDomainRuntime(plan);
   checkRecord(`${plan.method}.report`, record, runtime.cardinalities);
   return runtime.oracle.perturb(recordIndex(runtime, record), rng) as FullDomainReport;
+}
+
+/**
+ * The declared report law of a full-domain method: one part, the plan's oracle on
+ * the record's full index (what {@link fullDomainReport} sends). O(1).
+ */
+export function fullDomainReportLaw(plan: FullDomainPlan): MethodReportLaw<FullDomainReport> {
+  const runtime = fullDomainRuntime(plan);
+  return {
+    partWeights: [1],
+    oracle: () => runtime.oracle,
+    input: (_part, record) => recordIndex(runtime, record),
+    split: (report) => ({ part: 0, report }),
+  };
 }
 
 /** Server side of a full-domain method: the oracle's aggregator (support counts over the full domain; O(D) memory). */
@@ -260,4 +275,5 @@ export const FULL_DOMAIN_KERNELS: MethodFamily<
   estimate: fullDomainEstimate,
   simulate: fullDomainSimulate,
   simulatePerUser: fullDomainPerUser,
+  reportLaw: fullDomainReportLaw,
 };

@@ -9,7 +9,13 @@ import { perObject } from "@calm-ldp/marginal-algebra";
 import { partition, type Rng, uniformInt } from "@calm-ldp/random";
 import { linearAnswer } from "./analytic-interval.js";
 import { finishAnswer } from "./answers.js";
-import type { AnswerPostProcessing, BaselineOptions, GroupPlan, GroupReport } from "./api.js";
+import type {
+  AnswerPostProcessing,
+  BaselineOptions,
+  GroupPlan,
+  GroupReport,
+  MethodReportLaw,
+} from "./api.js";
 import { answerTable, digitRadices, type EncodingRuntime, encodingRuntime } from "./encoding.js";
 import { tooLarge } from "./errors.js";
 import { type GroupIndex, groupIndex } from "./group-index.js";
@@ -112,6 +118,20 @@ export function groupReport(plan: GroupPlan, record: ArrayLike<number>, rng: Rng
     | number
     | Uint32Array;
   return { group, report };
+}
+
+/**
+ * The declared report law of a grouped method: a uniform group, then the group's
+ * oracle on the record's cell of that group (what {@link groupReport} sends). O(groups).
+ */
+export function groupReportLaw(plan: GroupPlan): MethodReportLaw<GroupReport> {
+  const runtime = groupRuntime(plan);
+  return {
+    partWeights: Array.from({ length: plan.groups }, () => 1 / plan.groups),
+    oracle: (group) => runtime.oracles[group]!,
+    input: (group, record) => groupCell(runtime, group, record),
+    split: (report) => ({ part: report.group, report: report.report }),
+  };
 }
 
 /** Server side of a grouped method: one oracle aggregator per group (O(sum of group cells) memory). */
@@ -238,4 +258,5 @@ export const GROUP_KERNELS: MethodFamily<GroupPlan, GroupReport, BaselineOptions
   estimate: groupEstimate,
   simulate: groupSimulate,
   simulatePerUser: groupPerUser,
+  reportLaw: groupReportLaw,
 };

@@ -1,8 +1,5 @@
 import type { Rng } from "@calm-ldp/random";
 
-/** Registry names of the built-in oracles (the CLI's `--oracle` values). */
-export type OracleName = "grr" | "rr" | "oue" | "sue" | "olh" | "blh" | "hr" | "ss" | "adaptive";
-
 /** Parameters every oracle takes: the privacy budget of one report and the domain size D (values 0..D-1). */
 export interface OracleOptions {
   /** Privacy budget of one report, pure eps-LDP; finite, in (0, 20]. */
@@ -31,6 +28,18 @@ export interface CreateOracleOptions extends OracleOptions {
 
 /** A factory of the registry (`oracleFactories`). */
 export type OracleFactory = (options: CreateOracleOptions) => FrequencyOracle;
+
+/** One line of the oracle table (`ORACLE_TABLE` in registry.ts): everything the registry, the CLI and the registry-wide tests read. */
+export interface OracleEntry {
+  /** The factory: eps and D, plus the oracle's own options (`g`, `k`, ...). */
+  readonly create: OracleFactory;
+  /** Its device side (`create*Device`), when it has one: the contract checks that sampler against the law too. */
+  readonly device?: (options: OracleOptions) => DeviceOracle;
+  /** The only domain size it takes, if it is fixed (binary RR: 2). */
+  readonly fixedDomain?: number;
+  /** Contract settings when the defaults (eps 1 / D 8, eps 0.5 / D 37, eps 3 / D 3) do not apply. */
+  readonly contractConfigs?: readonly { readonly eps: number; readonly domain: number }[];
+}
 
 /** A local-hashing report (OLH, BLH): the user's public hash seed and the perturbed bucket in [0, g). */
 export interface LocalHashReport {
@@ -81,16 +90,21 @@ export interface IndependentBitsLaw {
 }
 
 /**
- * Reports are (public seed, output): the seed is drawn independently of the input,
- * then the output follows a categorical law given the seed. The check enumerates
- * `seeds` representative seeds (index 0..seeds-1); since the seed's law does not
- * depend on the input, the worst ratio is the worst over seeds of the conditional law.
+ * Reports are (public seed, output), packed as two words `[seed, output]`: the seed
+ * is a uniform 32-bit word drawn independently of the input, then the output
+ * follows a categorical law given the seed. The exact check enumerates `seeds`
+ * representative seeds (index 0..seeds-1); since the seed's law does not depend on
+ * the input, the worst ratio is the worst over seeds of the conditional law. The
+ * sampler check (`samplerFit`) tests the seed word for uniformity and each
+ * report's output against `given` for the seed it carries.
  */
 export interface PublicSeedLaw {
   readonly kind: "public-seed";
   readonly seeds: number;
   readonly outputs: number;
   probabilities(value: number, seedIndex: number, out: Float64Array): Float64Array;
+  /** The output law given the seed word a report carries (`out[y] = Pr[output = y | seed, input value]`). */
+  given(value: number, seed: number, out: Float64Array): Float64Array;
 }
 
 /**

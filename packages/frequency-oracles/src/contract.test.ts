@@ -1,21 +1,14 @@
 import { createOlh } from "./olh.js";
-import { createOracle, ORACLE_NAMES } from "./registry.js";
+import { ORACLE_NAMES, oracleEntry } from "./registry.js";
 import { createSs } from "./ss.js";
 import { describeOracleContract } from "./testing/index.js";
 
-// Every registry oracle passes the shared contract (src/testing/contract.ts) at
-// three settings (eps 1 / D 8, eps 0.5 / D 37, eps 3 / D 3); binary RR at D = 2.
+// Every line of the oracle table (registry.ts) passes the shared contract (src/testing/contract.ts),
+// once, at the line's settings (default eps 1 / D 8, eps 0.5 / D 37, eps 3 / D 3), with its device side.
 for (const name of ORACLE_NAMES) {
-  if (name === "rr") continue;
-  describeOracleContract(name, (options) => createOracle(name, options));
+  const { create, device, contractConfigs } = oracleEntry(name);
+  describeOracleContract(name, create, { configs: contractConfigs, device });
 }
-
-describeOracleContract("rr", (options) => createOracle("rr", options), {
-  configs: [
-    { eps: 1, domain: 2 },
-    { eps: 0.25, domain: 2 },
-  ],
-});
 
 // Non-default parameters: OLH with a hash range that is not a power of two, SS with a large subset.
 describeOracleContract("olh with g = 5", (options) => createOlh({ ...options, g: 5 }), {

@@ -1,48 +1,12 @@
-import { createBernoulli, seededRng, uniformIntSampler } from "@calm-ldp/random";
+import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import type { FrequencyOracle, OracleCore, OracleOptions } from "./api.js";
+import type { OracleCore } from "./api.js";
 import { defineOracle } from "./define-oracle.js";
 import { InvalidParameterError, MalformedReportError } from "./errors.js";
-import { peakedLaw } from "./exact-privacy.js";
-import { describeOracleContract } from "./testing/index.js";
+import { loadWalkthrough } from "./walkthrough-support.js";
 
-// The walk-through oracle of CONTRIBUTING.md ("Adding an oracle"), verbatim: a
-// direct-encoding oracle written with only the required core methods. Keep the
-// two in sync; this file proves the walk-through runs and passes the contract.
-function createDirectExample({ eps, domain }: OracleOptions): FrequencyOracle<number> {
-  const p = Math.exp(eps) / (Math.exp(eps) + domain - 1);
-  const q = (1 - p) / (domain - 1);
-  const keep = createBernoulli(p); // exact: integer threshold, ties refined
-  const other = uniformIntSampler(domain - 1); // exact: rejection, no modulo bias
-  return defineOracle<number>({
-    id: "direct-example",
-    eps,
-    domain,
-    p,
-    q,
-    perturbInto(values, start, end, out, rng) {
-      for (let i = start; i < end; i++) {
-        const value = values[i]!;
-        if (keep.sample(rng)) {
-          out[i - start] = value;
-        } else {
-          const r = other(rng);
-          out[i - start] = r >= value ? r + 1 : r; // uniform over the D - 1 other values
-        }
-      }
-    },
-    // reports are one word, an integer in [0, D): defineOracle's default codec packs and checks them
-    supportsAt: (words, offset, value) => words[offset] === value,
-    privacyLaw: () => peakedLaw("categorical", domain, p, q), // p for the true value, q for each other
-  });
-}
-
-describeOracleContract("direct-example (CONTRIBUTING walk-through)", createDirectExample, {
-  configs: [
-    { eps: 1, domain: 8 },
-    { eps: 2, domain: 5 },
-  ],
-});
+// The walk-through oracle of CONTRIBUTING.md, extracted from it (its contract runs in walkthrough.test.ts).
+const { createDirectExample } = await loadWalkthrough();
 
 describe("defineOracle", () => {
   const base = (): OracleCore<number> => {

@@ -20,7 +20,8 @@ const PERTURB_CHUNK = 4096;
  * validation everywhere. O(1) to build.
  *
  * This is the extension point for new oracles: implement the core, call
- * `defineOracle`, run `describeOracleContract` from `@calm-ldp/frequency-oracles/testing`.
+ * `defineOracle`, add one line to `ORACLE_TABLE` (registry.ts), whose contract run checks it
+ * (`describeOracleContract` from `@calm-ldp/frequency-oracles/testing` for oracles outside the table).
  */
 export function defineOracle<Report>(spec: OracleCore<Report>): FrequencyOracle<Report> {
   const { core, device, scratch, rngOf, packChecked } = deviceParts("defineOracle", spec);

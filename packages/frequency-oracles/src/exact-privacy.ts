@@ -28,6 +28,25 @@ export function exactWorstLogRatio(
   oracle: DeviceOracle | PrivacyLaw,
   options: ExactPrivacyOptions = {},
 ): number {
+  return exactWorstPair(oracle, options).logRatio;
+}
+
+/** The worst log-ratio of {@link exactWorstLogRatio} and an input pair `[a, b]` that attains it (`Pr[y | a] / Pr[y | b]` largest). */
+export interface WorstPair {
+  readonly logRatio: number;
+  readonly pair: readonly [number, number];
+}
+
+/**
+ * {@link exactWorstLogRatio} with the input pair that attains it: the pair an
+ * empirical audit should look at first (the contract suite audits it besides
+ * (0, D - 1)). Same checks, errors and cost; for a membership law every pair is
+ * worst and `[0, 1]` is returned.
+ */
+export function exactWorstPair(
+  oracle: DeviceOracle | PrivacyLaw,
+  options: ExactPrivacyOptions = {},
+): WorstPair {
   const law: PrivacyLaw = "kind" in oracle ? oracle : oracle.privacyLaw();
   const domain = "kind" in oracle ? lawDomain(law) : oracle.domain;
   const maxWork = options.maxWork ?? 2e8;
@@ -37,12 +56,10 @@ export function exactWorstLogRatio(
       return categoricalWorst(domain, law.outputs, (v, out) => law.probabilities(v, out));
     case "public-seed": {
       checkWork(law.seeds * domain * law.outputs, maxWork);
-      let worst = 0;
+      let worst: WorstPair = { logRatio: 0, pair: [0, 1] };
       for (let s = 0; s < law.seeds; s++) {
-        worst = Math.max(
-          worst,
-          categoricalWorst(domain, law.outputs, (v, out) => law.probabilities(v, s, out)),
-        );
+        const seed = categoricalWorst(domain, law.outputs, (v, out) => law.probabilities(v, s, out));
+        if (seed.logRatio > worst.logRatio) worst = seed;
       }
       return worst;
     }
@@ -50,7 +67,10 @@ export function exactWorstLogRatio(
       checkWork(domain * domain * law.bits, maxWork);
       return independentBitsWorst(domain, law.bits, (v, out) => law.probabilities(v, out));
     case "membership":
-      return membershipWorst(law.domain, law.size, law.logProbabilityIfMember, law.logProbabilityIfNot);
+      return {
+        logRatio: membershipWorst(law.domain, law.size, law.logProbabilityIfMember, law.logProbabilityIfNot),
+        pair: [0, 1],
+      };
   }
 }
 
@@ -98,9 +118,11 @@ function checkRow(
 /** A law's row: the output probabilities of input v, written into and returned as `out`. */
 type LawRow = (v: number, out: Float64Array) => Float64Array;
 
-function categoricalWorst(domain: number, outputs: number, probabilities: LawRow): number {
+function categoricalWorst(domain: number, outputs: number, probabilities: LawRow): WorstPair {
   const highest = new Float64Array(outputs);
   const lowest = new Float64Array(outputs).fill(Number.POSITIVE_INFINITY);
+  const highestAt = new Uint32Array(outputs);
+  const lowestAt = new Uint32Array(outputs);
   const row = new Float64Array(outputs);
   for (let v = 0; v < domain; v++) {
     checkSum(
@@ -109,23 +131,30 @@ function categoricalWorst(domain: number, outputs: number, probabilities: LawRow
     );
     for (let y = 0; y < outputs; y++) {
       const probability = row[y]!;
-      if (probability > highest[y]!) highest[y] = probability;
-      if (probability < lowest[y]!) lowest[y] = probability;
+      if (probability > highest[y]!) {
+        highest[y] = probability;
+        highestAt[y] = v;
+      }
+      if (probability < lowest[y]!) {
+        lowest[y] = probability;
+        lowestAt[y] = v;
+      }
     }
   }
-  let worst = 0;
+  let worst: WorstPair = { logRatio: 0, pair: [0, 1] };
   for (let y = 0; y < outputs; y++) {
     if (highest[y] === 0) continue;
-    if (lowest[y] === 0) return Number.POSITIVE_INFINITY;
-    worst = Math.max(worst, Math.log(highest[y]! / lowest[y]!));
+    const logRatio = lowest[y] === 0 ? Number.POSITIVE_INFINITY : Math.log(highest[y]! / lowest[y]!);
+    if (logRatio > worst.logRatio) worst = { logRatio, pair: [highestAt[y]!, lowestAt[y]!] };
+    if (logRatio === Number.POSITIVE_INFINITY) break;
   }
   return worst;
 }
 
-function independentBitsWorst(domain: number, bits: number, probabilities: LawRow): number {
+function independentBitsWorst(domain: number, bits: number, probabilities: LawRow): WorstPair {
   const first = new Float64Array(bits);
   const second = new Float64Array(bits);
-  let worst = 0;
+  let worst: WorstPair = { logRatio: 0, pair: [0, 1] };
   for (let a = 0; a < domain; a++) {
     checkRow(probabilities(a, first), bits, a, (j) => `bit ${j} = 1`);
     for (let b = 0; b < domain; b++) {
@@ -137,7 +166,7 @@ function independentBitsWorst(domain: number, bits: number, probabilities: LawRo
         const pb = second[j]!;
         total += Math.max(bitLogRatio(pa, pb), bitLogRatio(1 - pa, 1 - pb));
       }
-      worst = Math.max(worst, total);
+      if (total > worst.logRatio) worst = { logRatio: total, pair: [a, b] };
     }
   }
   return worst;

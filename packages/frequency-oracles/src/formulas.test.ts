@@ -6,7 +6,6 @@ import { createGrr } from "./grr.js";
 import { createHr } from "./hr.js";
 import { createOlh } from "./olh.js";
 import { createOue } from "./oue.js";
-import { createOracle, isOracleName, ORACLE_NAMES } from "./registry.js";
 import { createRr } from "./rr.js";
 import { createSs, defaultSubsetSize } from "./ss.js";
 import { createSue } from "./sue.js";
@@ -122,20 +121,7 @@ describe("subset selection", () => {
   });
 });
 
-describe("registry and parameter errors", () => {
-  it("creates every oracle by name", () => {
-    expect(ORACLE_NAMES).toEqual(["grr", "rr", "oue", "sue", "olh", "blh", "hr", "ss", "adaptive"]);
-    for (const name of ORACLE_NAMES) {
-      const oracle = createOracle(name, { eps: 1, domain: name === "rr" ? 2 : 5 });
-      expect(oracle.id).toBe(name);
-      expect(isOracleName(name)).toBe(true);
-    }
-    expect(isOracleName("toString")).toBe(false);
-    expect(() => createOracle("nope", { eps: 1, domain: 4 })).toThrow(
-      /createOracle: name must be one of grr, rr/,
-    );
-  });
-
+describe("parameter errors", () => {
   it("names the function, the condition and the value", () => {
     expect(() => createGrr({ eps: -1, domain: 4 })).toThrow(
       new InvalidParameterError("createGrr: eps must be a finite number in (0, 20] (got -1)"),

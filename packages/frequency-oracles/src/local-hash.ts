@@ -42,6 +42,13 @@ export function localHashCore(
   const lawSeeds = new Uint32Array(LAW_SEEDS);
   for (let i = 0; i < LAW_SEEDS; i++) lawSeeds[i] = fmix32(Math.imul(i + 1, 0x2545f491));
 
+  /** The output law given seed s: p on the bucket h_s(value), (1 - p)/(g - 1) on each other bucket. O(g). */
+  const conditional = (value: number, seed: number, out: Float64Array): Float64Array => {
+    out.fill((1 - p) / (g - 1));
+    out[Math.floor(fmix32(seed ^ keys[value]!) * scale)] = p;
+    return out;
+  };
+
   return {
     id,
     mechanism: id,
@@ -138,10 +145,9 @@ export function localHashCore(
       seeds: LAW_SEEDS,
       outputs: g,
       probabilities(value: number, seedIndex: number, out: Float64Array): Float64Array {
-        out.fill((1 - p) / (g - 1));
-        out[Math.floor(fmix32(lawSeeds[seedIndex]! ^ keys[value]!) * scale)] = p;
-        return out;
+        return conditional(value, lawSeeds[seedIndex]!, out);
       },
+      given: conditional,
     }),
   };
 }

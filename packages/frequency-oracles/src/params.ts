@@ -22,8 +22,10 @@ export function checkDomain(where: string, domain: unknown, min = 2, max = MAX_D
 }
 
 /**
- * @internal Validate an oracle's options object `{ eps, domain }`: eps by {@link checkEps},
- * domain an integer in [2, maxDomain]. Returns both. O(1).
+ * Validate an oracle factory's options object `{ eps, domain }` and name the
+ * factory in every error (`where`: "createMyOracle: eps must be a finite number in
+ * (0, 20] (got NaN)"): eps finite in (0, MAX_EPS], domain an integer in
+ * [2, maxDomain]. Returns both. Call it first in a factory. O(1).
  */
 export function checkOracleOptions(
   where: string,

@@ -1,36 +1,65 @@
 import { createAdaptive } from "./adaptive.js";
-import type { CreateOracleOptions, FrequencyOracle, OracleFactory, OracleName } from "./api.js";
+import type { CreateOracleOptions, FrequencyOracle, OracleEntry, OracleFactory } from "./api.js";
 import { createBlh } from "./blh.js";
 import { fail } from "./errors.js";
-import { createGrr } from "./grr.js";
+import { createGrr, createGrrDevice } from "./grr.js";
 import { createHr } from "./hr.js";
 import { createOlh } from "./olh.js";
-import { createOue } from "./oue.js";
+import { createOue, createOueDevice } from "./oue.js";
 import { createRr } from "./rr.js";
 import { createSs } from "./ss.js";
-import { createSue } from "./sue.js";
+import { createSue, createSueDevice } from "./sue.js";
 
-/** The built-in oracles by name (the CLI's `--oracle` values), in a stable order. */
-export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = /* @__PURE__ */ Object.freeze({
-  grr: createGrr as OracleFactory,
-  rr: createRr as OracleFactory,
-  oue: createOue as OracleFactory,
-  sue: createSue as OracleFactory,
-  olh: createOlh as OracleFactory,
-  blh: createBlh as OracleFactory,
-  hr: createHr as OracleFactory,
-  ss: createSs as OracleFactory,
-  adaptive: createAdaptive as OracleFactory,
-});
+/**
+ * The one table of oracles, in a stable order: adding an oracle is its file and
+ * one line here (CONTRIBUTING.md "Adding an oracle"). {@link OracleName},
+ * {@link ORACLE_NAMES}, {@link oracleFactories}, {@link createOracle}, the CLI's
+ * `--oracle` choices, the contract run of `contract.test.ts` and the registry-wide
+ * tests all derive from it.
+ */
+export const ORACLE_TABLE = /* @__PURE__ */ Object.freeze({
+  grr: { create: createGrr, device: createGrrDevice },
+  rr: {
+    create: createRr,
+    fixedDomain: 2,
+    contractConfigs: [
+      { eps: 1, domain: 2 },
+      { eps: 0.25, domain: 2 },
+    ],
+  },
+  oue: { create: createOue, device: createOueDevice },
+  sue: { create: createSue, device: createSueDevice },
+  olh: { create: createOlh },
+  blh: { create: createBlh },
+  hr: { create: createHr },
+  ss: { create: createSs },
+  adaptive: { create: createAdaptive as OracleFactory },
+} as const satisfies Record<string, OracleEntry>);
 
-/** Every registry name, in the order of {@link oracleFactories}. */
+/** Registry names of the built-in oracles (the CLI's `--oracle` values): the keys of {@link ORACLE_TABLE}. */
+export type OracleName = keyof typeof ORACLE_TABLE;
+
+/** Every registry name, in the table's order. */
 export const ORACLE_NAMES: readonly OracleName[] = /* @__PURE__ */ Object.freeze(
-  /* @__PURE__ */ Object.keys(oracleFactories) as OracleName[],
+  /* @__PURE__ */ Object.keys(ORACLE_TABLE) as OracleName[],
 );
+
+/** The built-in oracles' factories by name (from {@link ORACLE_TABLE}). */
+export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = /* @__PURE__ */ Object.freeze(
+  /* @__PURE__ */ Object.fromEntries(ORACLE_NAMES.map((name) => [name, oracleEntry(name).create])) as Record<
+    OracleName,
+    OracleFactory
+  >,
+);
+
+/** The table line of `name`, typed as the common {@link OracleEntry}. O(1). */
+export function oracleEntry(name: OracleName): OracleEntry {
+  return ORACLE_TABLE[name];
+}
 
 /** Whether `name` is a registry name. O(1). */
 export function isOracleName(name: unknown): name is OracleName {
-  return typeof name === "string" && Object.hasOwn(oracleFactories, name);
+  return typeof name === "string" && Object.hasOwn(ORACLE_TABLE, name);
 }
 
 /**
@@ -40,5 +69,5 @@ export function isOracleName(name: unknown): name is OracleName {
  */
 export function createOracle(name: string, options: CreateOracleOptions): FrequencyOracle {
   if (!isOracleName(name)) fail("createOracle", `name must be one of ${ORACLE_NAMES.join(", ")}`, name);
-  return oracleFactories[name](options);
+  return oracleEntry(name).create(options);
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedReportError } from "./errors.js";
-import { createOracle, ORACLE_NAMES } from "./registry.js";
+import { createOracle, ORACLE_NAMES, oracleEntry } from "./registry.js";
 import { REPORT_MAGIC } from "./wire.js";
 
 // Property-based tests of the wire format (fast-check, fixed seed so runs repeat).
@@ -9,7 +9,7 @@ const FC = { seed: 20240601, numRuns: 300 };
 
 describe("wire format", () => {
   for (const name of ORACLE_NAMES) {
-    const oracle = createOracle(name, { eps: 1.5, domain: name === "rr" ? 2 : 40 });
+    const oracle = createOracle(name, { eps: 1.5, domain: oracleEntry(name).fixedDomain ?? 40 });
 
     it(`${name}: random bytes never crash the parser and are never counted`, () => {
       fc.assert(

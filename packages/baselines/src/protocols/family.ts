@@ -40,6 +40,8 @@ export interface MethodFamily<
   readonly simulate?: (plan: Plan, data: RecordStore, rng: Rng) => ReportAggregator<Report>;
   simulatePerUser(plan: Plan, data: RecordStore, rng: Rng, options: Options): ReportAggregator<Report>;
   readonly expectedSse?: BaselineProtocol<Plan, Report>["expectedSse"];
+  /** The declared report law, where the family has one. */
+  readonly reportLaw?: BaselineProtocol<Plan, Report>["reportLaw"];
 }
 
 /** A method of the registry: a {@link BaselineProtocol} with its label, its per-user path and its synopsis type. */
@@ -76,7 +78,7 @@ export function methodConstructor<
   label: string,
   countLevel = true,
 ): MethodConstructor<Plan, Report, Synopsis, Options> {
-  const { Aggregator, simulate, expectedSse } = family;
+  const { Aggregator, simulate, expectedSse, reportLaw } = family;
   return (options = {} as Options) => {
     const answers = checkAnswers(id, options.answers);
     return {
@@ -89,6 +91,7 @@ export function methodConstructor<
       simulatePerUser: (plan, data, rng) => family.simulatePerUser(plan, data, rng, options),
       ...(countLevel && simulate !== undefined ? { simulate } : {}),
       ...(expectedSse !== undefined ? { expectedSse } : {}),
+      ...(reportLaw !== undefined ? { reportLaw } : {}),
     };
   };
 }

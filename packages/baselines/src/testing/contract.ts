@@ -16,6 +16,7 @@ import {
 } from "@calm-ldp/marginal-algebra";
 import { type Rng, seededRng, uniformInt } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
+import { checkReportLaw } from "./report-law.js";
 
 /** Options of {@link describeMethodContract}. */
 export interface MethodContractOptions {
@@ -32,6 +33,8 @@ export interface MethodContractOptions {
   readonly invalidQueryError?: abstract new (
     ...args: never[]
   ) => Error;
+  /** Reports drawn per record in the report-law check (default 2,000). */
+  readonly lawReports?: number;
 }
 
 /** @internal Four non-binary attributes (cardinalities 3, 2, 4, 5). */
@@ -68,7 +71,10 @@ export function contractStore(rng: Rng, n: number, schema: Schema): RecordStore 
  * exactly the answers of the whole, and another plan's aggregator is refused;
  * queries over the source attributes come back in ascending attribute order with
  * one finite cell per combination (distributions when `distributions`), and
- * invalid queries throw.
+ * invalid queries throw. Where the method declares its report law (`reportLaw`),
+ * `report`'s samples for six records (all values 0, all values maximal, four of the
+ * data) are tested against it and every part's oracle passes the exact check
+ * ({@link checkReportLaw}: family-wise false-alarm rate 1e-6, Bonferroni).
  */
 export function describeMethodContract(
   name: string,
@@ -125,6 +131,17 @@ export function describeMethodContract(
       const other = create().plan({ ...parameters, eps: 1 });
       expect(() => first.merge(method.createAggregator(other))).toThrow();
     });
+
+    if (method.reportLaw !== undefined) {
+      it("samples its declared report law for every record tried (goodness of fit, Bonferroni at 1e-6)", () => {
+        const cards = schema.attributes.map((a) => a.labels.length);
+        const records = [cards.map(() => 0), cards.map((c) => c - 1)];
+        for (let r = 0; r < 4; r++) records.push(Array.from(recordAt(store, r)));
+        const law = method.reportLaw!(plan);
+        const check = checkReportLaw(method, plan, law, records, options.lawReports ?? 2000, seededRng(4));
+        expect(check.failures.slice(0, 5), `${check.failures.length} of ${check.tests} tests`).toEqual([]);
+      });
+    }
 
     it("answers queries over the source attributes", () => {
       const { aggregator } = runMethod(method, plan, store, seededRng(3));

@@ -4,3 +4,4 @@ export {
   describeMethodContract,
   type MethodContractOptions,
 } from "./contract.js";
+export { checkReportLaw, type ReportLawCheck } from "./report-law.js";

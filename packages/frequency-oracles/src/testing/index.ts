@@ -1,7 +1,9 @@
+export type { CheckContext, ContractConfig, OracleCheck, OracleContractOptions } from "./context.js";
 export {
-  type ContractConfig,
-  contractHistogram,
+  type ContractFailure,
+  DEFAULT_CONTRACT_CONFIGS,
   describeOracleContract,
-  type OracleContractOptions,
-  valuesFromHistogram,
+  ORACLE_CHECKS,
+  runOracleContract,
 } from "./contract.js";
+export { contractHistogram, valuesFromHistogram } from "./histogram.js";
