@@ -8,7 +8,7 @@
  * parent disconnects. A "go" with `requests` sends only the first that many bodies.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createRandomReportId, createReport } from "@calm-ldp/client";
+import { createReport, createTimeOrderedReportId } from "@calm-ldp/client";
 import { generateFromSpec } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
 
@@ -22,8 +22,8 @@ interface LoadJob {
   concurrency: number;
   seed: number;
   data: string;
-  /** Version-4 (random) report ids instead of the client's default time-ordered ones. */
-  randomIds: boolean;
+  /** Report ids: "random" (version 4, the client's default) or "time-ordered" (version 7, made as the bodies are built). */
+  ids: "random" | "time-ordered";
 }
 
 const job = await new Promise<LoadJob>((resolve) => process.once("message", (m) => resolve(m as LoadJob)));
@@ -40,7 +40,10 @@ for (let start = 0; start < job.reports; start += job.batch) {
   for (let r = start; r < Math.min(job.reports, start + job.batch); r++) {
     for (let a = 0; a < record.length; a++) record[a] = store.columns[a]![r]!;
     reports.push(
-      createReport(job.plan, record, { rng, id: job.randomIds ? createRandomReportId(rng) : undefined }),
+      createReport(job.plan, record, {
+        rng,
+        id: job.ids === "time-ordered" ? createTimeOrderedReportId(rng) : undefined,
+      }),
     );
   }
   bodies.push(JSON.stringify({ round: job.round, reports }));
