@@ -23,9 +23,10 @@
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
  * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]
- * [--drop-key] [--ids random|time-ordered]` (`--ids`: the reports' ids, "random" version 4 (the client's
- * default, `createReportId`) or "time-ordered" version 7 (`createTimeOrderedReportId`, opt-in: it carries
- * the device's clock), made in the order the bodies are sent; `--random-ids` is `--ids random`); `--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
+ * [--drop-key] [--ids random|time-ordered|round-time]` (`--ids`: the reports' ids, see bench/report-ids.ts:
+ * "random" version 4, the client's default; "time-ordered" version 7, made in the order the bodies are sent
+ * (opt-in in the client: it carries the device's clock); "round-time" version 7 with one time for the whole
+ * round; `--random-ids` is `--ids random`); `--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
  * measurement only: the primary key of `calm_reports` is dropped before the load, so reports are not
  * de-duplicated (not exactly-once): what the store reaches without its key).
  */
@@ -37,7 +38,7 @@ import { estimateMarginal, startCollector } from "../src/index.js";
 import { type CollectorProcess, spawnCollector } from "../test/support.js";
 import { type BackendName, benchBackend, cpuSecondsBetween } from "./backends.js";
 import { bareStorage } from "./bare-storage.js";
-import { reportIdKind } from "./report-ids.js";
+import { idKindLabel, reportIdKind } from "./report-ids.js";
 
 function argument(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -96,7 +97,7 @@ const created = (await (
 const plan = readPlan(created.plan);
 const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
 console.log(
-  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}${ids === "random" ? ", random version-4 report ids" : ", time-ordered version-7 report ids"}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}, ${idKindLabel(ids)}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
 
 // 1. Sustained ingest.
@@ -116,6 +117,7 @@ worker.send({
   seed: 1,
   data,
   ids,
+  roundTime: Date.now(),
 });
 const ready = await message<{ requests: number; bytes: number }>();
 console.log(

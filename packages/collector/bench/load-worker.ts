@@ -8,9 +8,10 @@
  * parent disconnects. A "go" with `requests` sends only the first that many bodies.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createReport, createTimeOrderedReportId } from "@calm-ldp/client";
+import { createReport } from "@calm-ldp/client";
 import { generateFromSpec } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
+import { type BenchIdKind, benchReportId } from "./report-ids.js";
 
 interface LoadJob {
   /** Collector base URLs: request i goes to urls[i mod urls.length]. */
@@ -22,8 +23,9 @@ interface LoadJob {
   concurrency: number;
   seed: number;
   data: string;
-  /** Report ids: "random" (version 4, the client's default) or "time-ordered" (version 7, made as the bodies are built). */
-  ids: "random" | "time-ordered";
+  /** Report ids (see `BenchIdKind`), and the round's time in ms for "round-time". */
+  ids: BenchIdKind;
+  roundTime: number;
 }
 
 const job = await new Promise<LoadJob>((resolve) => process.once("message", (m) => resolve(m as LoadJob)));
@@ -42,7 +44,7 @@ for (let start = 0; start < job.reports; start += job.batch) {
     reports.push(
       createReport(job.plan, record, {
         rng,
-        id: job.ids === "time-ordered" ? createTimeOrderedReportId(rng) : undefined,
+        id: benchReportId(job.ids, rng, job.roundTime),
       }),
     );
   }
