@@ -30,6 +30,17 @@ function fail(problem: ReporterError["problem"], detail: string): never {
   throw new ReporterError(`createReporter: ${detail}`, problem);
 }
 
+/** The maker of `reportIds` (see `ReporterOptions.reportIds`; default random version-4 ids). */
+function reportIdMaker(reportIds: ReporterOptions["reportIds"] = "random"): (rng: Rng) => string {
+  if (reportIds === "random") return createReportId;
+  if (reportIds === "time-ordered") return (rng) => createTimeOrderedReportId(rng);
+  if (typeof reportIds === "function") return reportIds;
+  return fail(
+    "options",
+    `reportIds must be "random", "time-ordered" or a function (got ${JSON.stringify(reportIds)})`,
+  );
+}
+
 /**
  * A persistent reporter for a campaign (repeated collection under one plan),
  * after RAPPOR's memoization (Erlingsson et al. 2014) and Ding et al. (NeurIPS
@@ -68,18 +79,7 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
   const keepRoundIds = options.keepRoundIds ?? DEFAULT_KEEP_ROUND_IDS;
   if (!(Number.isSafeInteger(keepRoundIds) && keepRoundIds >= 1))
     fail("options", `keepRoundIds must be an integer >= 1 (got ${keepRoundIds})`);
-  const reportIds = options.reportIds ?? "random";
-  if (reportIds !== "random" && reportIds !== "time-ordered" && typeof reportIds !== "function")
-    fail(
-      "options",
-      `reportIds must be "random", "time-ordered" or a function (got ${JSON.stringify(reportIds)})`,
-    );
-  const newId =
-    reportIds === "random"
-      ? createReportId
-      : reportIds === "time-ordered"
-        ? (r: Rng) => createTimeOrderedReportId(r)
-        : reportIds;
+  const newId = reportIdMaker(options.reportIds);
   const campaign = options.campaign ?? "default";
   const rng = options.rng ?? cryptoRng();
   const core = reporterCore(plan, instantEps);
