@@ -74,7 +74,7 @@ export interface BatchAcknowledgement {
 export interface CreateReportOptions {
   /** Random source of the perturbation and the report id (default: the platform's cryptographic generator). */
   readonly rng?: Rng;
-  /** Report id (default: a fresh time-ordered UUID, `createReportId`, its random bits from `rng`). Retries reuse the id. */
+  /** Report id (default: a fresh random version-4 UUID, `createReportId`, its bits from `rng`). Retries reuse the id. */
   readonly id?: string;
   /** The group the collector assigned (plans with `assignment: "assigned"` only). */
   readonly view?: number;
@@ -134,12 +134,16 @@ export interface ReporterOptions {
    */
   readonly keepRoundIds?: number;
   /**
-   * Report ids (default "time-ordered": `createReportId`, version 7, which tells
-   * the collector the millisecond a report was made, also for a queued one; the
-   * collector's PostgreSQL store ingests them at about half the server CPU of
-   * random ids); "random": `createRandomReportId`, version 4, no timestamp.
+   * How report ids are made (default "random": `createReportId`, version 4, 122
+   * random bits from `rng`, nothing about the device). "time-ordered":
+   * `createTimeOrderedReportId`, version 7 with the device's clock in
+   * milliseconds, which against the arrival time tells the collector the device's
+   * clock offset, a stable fingerprint that links its reports across rounds (see
+   * the README's "Report ids"); opt in only where reports are linked anyway. Or a
+   * function `(rng) => id` (called once per report; the id must be a lower-case
+   * UUID, else the report throws `WireFormatError`).
    */
-  readonly reportIds?: "time-ordered" | "random";
+  readonly reportIds?: "random" | "time-ordered" | ((rng: Rng) => string);
 }
 
 /** A report waiting for the collector's acknowledgement, kept across restarts and retried with the same id. */

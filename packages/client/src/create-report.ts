@@ -9,11 +9,12 @@ import { createReportId } from "./report-id.js";
  * What a device runs: perturb one record under `plan` exactly as calm-core's
  * `calmReport` does (CALM §4.1: a uniformly chosen group, the record projected
  * onto its view, the view's oracle under the full eps, with the exact samplers of
- * @calm-ldp/frequency-oracles; same draws in the same order) and return the wire report, with a fresh random
- * report id unless `options.id` is given. Randomness: `options.rng`, by default
- * the platform's cryptographic generator (Web Crypto). Only the returned report
- * leaves the device. Throws calm-core's `InvalidRecordError` for a record outside
- * the schema. O(d + cells of the view).
+ * @calm-ldp/frequency-oracles; same draws in the same order) and return the wire
+ * report, with a fresh random report id (version 4, `createReportId`: nothing
+ * about the device) unless `options.id` is given. Randomness: `options.rng`, by
+ * default the platform's cryptographic generator (Web Crypto). Only the returned
+ * report leaves the device. Throws calm-core's `InvalidRecordError` for a record
+ * outside the schema. O(d + cells of the view).
  */
 export function createReport(
   plan: CalmPlan,

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { InvalidRecordError } from "@calm-ldp/calm-core";
 import { CalmLdpError } from "@calm-ldp/errors";
 import { fnv1a32 } from "@calm-ldp/frequency-oracles";
-import { seededRng } from "@calm-ldp/random";
+import { type Rng, seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import type { ReporterStorage, WireReport } from "./api.js";
 import { createReporter } from "./create-reporter.js";
-import { CollectorResponseError, ReporterError } from "./errors.js";
+import { CollectorResponseError, ReporterError, WireFormatError } from "./errors.js";
 import { fileStorage } from "./node.js";
 import { memoryStorage } from "./storage.js";
 import { reportIdTime, wireKindPlans } from "./testing.js";
@@ -181,13 +181,16 @@ describe("createReporter", () => {
     );
   });
 
-  it("report ids: time-ordered (version 7, made now) by default, random (version 4) on request; other kinds refused", async () => {
+  it("report ids: random (version 4) by default, time-ordered (version 7, made now) or a given maker on request; other kinds refused", async () => {
     const plan = plans.grr!;
     const record = plan.schema.attributes.map(() => 0);
+    const fixed = (rng: Rng) =>
+      `00000000-0000-4000-8000-${(rng.nextUint32() >>> 0).toString(16).padStart(12, "0")}`;
     for (const [reportIds, version] of [
-      [undefined, "7"],
-      ["time-ordered", "7"],
+      [undefined, "4"],
       ["random", "4"],
+      ["time-ordered", "7"],
+      [fixed, "given"],
     ] as const) {
       const server = collector();
       const reporter = await createReporter({
@@ -203,7 +206,8 @@ describe("createReporter", () => {
       const ids = server.ids();
       expect(ids).toHaveLength(3);
       for (const id of ids) {
-        expect(id[14]).toBe(version);
+        if (version === "given") expect(id.startsWith("00000000-0000-4000-8000-")).toBe(true);
+        else expect(id[14]).toBe(version);
         if (version === "7") {
           const made = reportIdTime(id);
           expect(made).toBeGreaterThanOrEqual(before);
@@ -213,7 +217,11 @@ describe("createReporter", () => {
     }
     await expect(
       createReporter({ plan, storage: memoryStorage(), maxEps: 5, reportIds: "v4" as "random" }),
-    ).rejects.toThrow(/reportIds must be "time-ordered" or "random" \(got "v4"\)/);
+    ).rejects.toThrow(/reportIds must be "random", "time-ordered" or a function \(got "v4"\)/);
+    // A maker that returns no UUID: the report throws WireFormatError and nothing is queued.
+    const bad = await createReporter({ plan, storage: memoryStorage(), maxEps: 5, reportIds: () => "nope" });
+    await expect(bad.report(record, { round: "r0" })).rejects.toThrow(WireFormatError);
+    expect(bad.pending()).toEqual([]);
   });
 
   it("a version-1 state (every round id kept) is migrated: same group, memo and queue, ids pruned, count kept", async () => {

@@ -1,5 +1,5 @@
 import { InvalidParameterError } from "@calm-ldp/calm-core";
-import { cryptoRng } from "@calm-ldp/random";
+import { cryptoRng, type Rng } from "@calm-ldp/random";
 import type {
   FlushResult,
   PendingReport,
@@ -12,7 +12,7 @@ import type {
 import { encodeReport } from "./encode-report.js";
 import { CollectorResponseError, ReporterError } from "./errors.js";
 import { checkRecord } from "./perturb-record.js";
-import { createRandomReportId, createReportId } from "./report-id.js";
+import { createReportId, createTimeOrderedReportId } from "./report-id.js";
 import { memoizedReport, reporterCore, reporterView } from "./reporter-core.js";
 import {
   DEFAULT_KEEP_ROUND_IDS,
@@ -28,6 +28,17 @@ const BUDGET_SLACK = 1e-9;
 
 function fail(problem: ReporterError["problem"], detail: string): never {
   throw new ReporterError(`createReporter: ${detail}`, problem);
+}
+
+/** The maker of `reportIds` (see `ReporterOptions.reportIds`; default random version-4 ids). */
+function reportIdMaker(reportIds: ReporterOptions["reportIds"] = "random"): (rng: Rng) => string {
+  if (reportIds === "random") return createReportId;
+  if (reportIds === "time-ordered") return (rng) => createTimeOrderedReportId(rng);
+  if (typeof reportIds === "function") return reportIds;
+  return fail(
+    "options",
+    `reportIds must be "random", "time-ordered" or a function (got ${JSON.stringify(reportIds)})`,
+  );
 }
 
 /**
@@ -68,10 +79,7 @@ export async function createReporter(options: ReporterOptions): Promise<Reporter
   const keepRoundIds = options.keepRoundIds ?? DEFAULT_KEEP_ROUND_IDS;
   if (!(Number.isSafeInteger(keepRoundIds) && keepRoundIds >= 1))
     fail("options", `keepRoundIds must be an integer >= 1 (got ${keepRoundIds})`);
-  const reportIds = options.reportIds ?? "time-ordered";
-  if (reportIds !== "time-ordered" && reportIds !== "random")
-    fail("options", `reportIds must be "time-ordered" or "random" (got ${JSON.stringify(reportIds)})`);
-  const newId = reportIds === "random" ? createRandomReportId : createReportId;
+  const newId = reportIdMaker(options.reportIds);
   const campaign = options.campaign ?? "default";
   const rng = options.rng ?? cryptoRng();
   const core = reporterCore(plan, instantEps);

@@ -29,7 +29,13 @@ export {
 } from "./errors.js";
 export { fetchCampaignRound, fetchPlan, sendReports } from "./http.js";
 export { readPlan } from "./read-plan.js";
-export { createRandomReportId, createReportId, isReportId, REPORT_ID_PATTERN } from "./report-id.js";
+export {
+  createRandomReportId,
+  createReportId,
+  createTimeOrderedReportId,
+  isReportId,
+  REPORT_ID_PATTERN,
+} from "./report-id.js";
 export { REPORTER_STATE_VERSION } from "./reporter-state.js";
 export { indexedDbStorage, localStorageStorage, memoryStorage } from "./storage.js";
 export { type WireKind, wireKind } from "./wire-kind.js";

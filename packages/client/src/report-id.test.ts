@@ -1,57 +1,86 @@
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { createRandomReportId, createReportId, isReportId } from "./report-id.js";
+import { createRandomReportId, createReportId, createTimeOrderedReportId, isReportId } from "./report-id.js";
 import { reportIdTime } from "./testing.js";
 
+const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 describe("report ids", () => {
-  it("are version-7 UUIDs: the millisecond first, then 74 random bits; distinct within one millisecond", () => {
+  it("createReportId (the default): version-4 UUIDs, distinct across draws, the same under its older name", () => {
     const rng = seededRng(7);
-    const now = Date.UTC(2026, 10, 27, 22, 45, 0, 123);
     const ids = new Set<string>();
     for (let i = 0; i < 10_000; i++) {
-      const id = createReportId(rng, now);
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect(reportIdTime(id)).toBe(now);
+      const id = createReportId(rng);
+      expect(id).toMatch(V4);
       ids.add(id);
     }
     expect(ids.size).toBe(10_000);
     expect(isReportId(createReportId())).toBe(true);
+    expect(createRandomReportId(seededRng(3))).toBe(createReportId(seededRng(3)));
   });
 
-  it("sort in the order they were made, across milliseconds (as text and as 128-bit keys)", () => {
+  it("createReportId does not read the clock: the same random source gives the same id at any time", () => {
+    const at = (now: number) => {
+      const clock = Date.now;
+      Date.now = () => now;
+      try {
+        return createReportId(seededRng(11));
+      } finally {
+        Date.now = clock;
+      }
+    };
+    expect(at(0)).toBe(at(1_700_000_000_000));
+    // The check bites: the time-ordered maker does read it.
+    const ordered = (now: number) => {
+      const clock = Date.now;
+      Date.now = () => now;
+      try {
+        return createTimeOrderedReportId(seededRng(11));
+      } finally {
+        Date.now = clock;
+      }
+    };
+    expect(ordered(0)).not.toBe(ordered(1_700_000_000_000));
+  });
+
+  it("createTimeOrderedReportId: version 7, the millisecond first, then 74 random bits; distinct within one millisecond", () => {
+    const rng = seededRng(7);
+    const now = Date.UTC(2026, 10, 27, 22, 45, 0, 123);
+    const ids = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const id = createTimeOrderedReportId(rng, now);
+      expect(id).toMatch(V7);
+      expect(reportIdTime(id)).toBe(now);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(10_000);
+    expect(isReportId(createTimeOrderedReportId())).toBe(true);
+  });
+
+  it("time-ordered ids sort in the order they were made, across milliseconds (as text and as 128-bit keys)", () => {
     const rng = seededRng(8);
     const times = [0, 1, 255, 256, 65_535, 65_536, 1_700_000_000_000, 2 ** 48 - 1];
-    const ids = times.map((t) => createReportId(rng, t));
+    const ids = times.map((t) => createTimeOrderedReportId(rng, t));
     expect([...ids].sort()).toEqual(ids);
     expect(ids[0]!.startsWith("00000000-0000-7")).toBe(true);
     expect(ids.at(-1)!.startsWith("ffffffff-ffff-7")).toBe(true);
   });
 
-  it("draw four words of the random source, as the version-4 ids do (seeded streams unchanged)", () => {
+  it("both draw four words of the random source (seeded streams the same whichever is used)", () => {
     const a = seededRng(9);
     const b = seededRng(9);
-    createReportId(a, 1);
-    createRandomReportId(b);
+    createTimeOrderedReportId(a, 1);
+    createReportId(b);
     expect(a.nextUint32()).toBe(b.nextUint32());
   });
 
-  it("refuse a time that is not an integer millisecond in [0, 2^48)", () => {
+  it("createTimeOrderedReportId refuses a time that is not an integer millisecond in [0, 2^48)", () => {
     for (const now of [-1, 0.5, 2 ** 48, Number.NaN]) {
-      expect(() => createReportId(seededRng(1), now)).toThrow(
-        /now must be an integer number of milliseconds/,
+      expect(() => createTimeOrderedReportId(seededRng(1), now)).toThrow(
+        /createTimeOrderedReportId: now must be an integer number of milliseconds/,
       );
     }
-  });
-
-  it("createRandomReportId: version-4 UUIDs, distinct across draws", () => {
-    const rng = seededRng(7);
-    const ids = new Set<string>();
-    for (let i = 0; i < 10_000; i++) {
-      const id = createRandomReportId(rng);
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      ids.add(id);
-    }
-    expect(ids.size).toBe(10_000);
   });
 
   it("refuses upper case, other shapes and non-strings", () => {

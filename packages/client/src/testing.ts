@@ -21,7 +21,8 @@ export function wireKindPlans(): Record<string, CalmPlan> {
 
 /**
  * The millisecond a time-ordered (version 7) report id was made at: its first
- * 48 bits (`createReportId`'s `now`). For tests of id makers. O(1).
+ * 48 bits (`createTimeOrderedReportId`'s `now`). For tests of id makers, and for
+ * linkers in privacy tests (on a random id it reads 48 random bits). O(1).
  */
 export function reportIdTime(id: string): number {
   return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);

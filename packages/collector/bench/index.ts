@@ -23,8 +23,10 @@
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
  * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]
- * [--drop-key] [--random-ids]` (`--random-ids`: the reports carry random version-4 ids instead of the
- * client's default time-ordered version-7 ones (`createReportId`); `--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
+ * [--drop-key] [--ids random|time-ordered|round-time]` (`--ids`: the reports' ids, see bench/report-ids.ts:
+ * "random" version 4, the client's default; "time-ordered" version 7, made in the order the bodies are sent
+ * (opt-in in the client: it carries the device's clock); "round-time" version 7 with one time for the whole
+ * round; `--random-ids` is `--ids random`); `--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
  * measurement only: the primary key of `calm_reports` is dropped before the load, so reports are not
  * de-duplicated (not exactly-once): what the store reaches without its key).
  */
@@ -36,6 +38,7 @@ import { estimateMarginal, startCollector } from "../src/index.js";
 import { type CollectorProcess, spawnCollector } from "../test/support.js";
 import { type BackendName, benchBackend, cpuSecondsBetween } from "./backends.js";
 import { bareStorage } from "./bare-storage.js";
+import { idKindLabel, reportIdKind } from "./report-ids.js";
 
 function argument(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,8 +71,7 @@ const backend = await benchBackend(
 );
 const storage = await backend.open();
 const dropKey = process.argv.includes("--drop-key");
-// Version-4 (random) report ids, as clients before @calm-ldp/client's time-ordered ids sent them.
-const randomIds = process.argv.includes("--random-ids");
+const ids = reportIdKind();
 if (dropKey && backendName !== "postgres") throw new Error("--drop-key: PostgreSQL only");
 if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_reports_pkey");
 const collector = await startCollector({ storage, adminToken: TOKEN });
@@ -95,7 +97,7 @@ const created = (await (
 const plan = readPlan(created.plan);
 const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
 console.log(
-  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}${randomIds ? ", random version-4 report ids" : ""}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}, ${idKindLabel(ids)}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
 
 // 1. Sustained ingest.
@@ -114,7 +116,8 @@ worker.send({
   concurrency,
   seed: 1,
   data,
-  randomIds,
+  ids,
+  roundTime: Date.now(),
 });
 const ready = await message<{ requests: number; bytes: number }>();
 console.log(

@@ -8,9 +8,10 @@
  * parent disconnects. A "go" with `requests` sends only the first that many bodies.
  */
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import { createRandomReportId, createReport } from "@calm-ldp/client";
+import { createReport } from "@calm-ldp/client";
 import { generateFromSpec } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
+import { type BenchIdKind, benchReportId } from "./report-ids.js";
 
 interface LoadJob {
   /** Collector base URLs: request i goes to urls[i mod urls.length]. */
@@ -22,8 +23,9 @@ interface LoadJob {
   concurrency: number;
   seed: number;
   data: string;
-  /** Version-4 (random) report ids instead of the client's default time-ordered ones. */
-  randomIds: boolean;
+  /** Report ids (see `BenchIdKind`), and the round's time in ms for "round-time". */
+  ids: BenchIdKind;
+  roundTime: number;
 }
 
 const job = await new Promise<LoadJob>((resolve) => process.once("message", (m) => resolve(m as LoadJob)));
@@ -40,7 +42,10 @@ for (let start = 0; start < job.reports; start += job.batch) {
   for (let r = start; r < Math.min(job.reports, start + job.batch); r++) {
     for (let a = 0; a < record.length; a++) record[a] = store.columns[a]![r]!;
     reports.push(
-      createReport(job.plan, record, { rng, id: job.randomIds ? createRandomReportId(rng) : undefined }),
+      createReport(job.plan, record, {
+        rng,
+        id: benchReportId(job.ids, rng, job.roundTime),
+      }),
     );
   }
   bodies.push(JSON.stringify({ round: job.round, reports }));

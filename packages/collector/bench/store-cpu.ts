@@ -11,14 +11,15 @@
  * `BenchBackend.serverCpuSeconds`). CPU per report is the steadier figure on a
  * shared machine. `--drop-key` (PostgreSQL, a measurement only) drops the primary
  * key of `calm_reports` before storing: no de-duplication, so not exactly-once;
- * it shows what the key costs. `--random-ids`: random version-4 report ids
- * instead of the client's default time-ordered version-7 ones.
- * Run: `npx tsx bench/store-cpu.ts --backend postgres [--writers 2] [--drop-key] [--random-ids]`.
+ * it shows what the key costs. `--ids random|time-ordered|round-time`: the
+ * reports' ids (bench/report-ids.ts; default random version 4, the client's).
+ * Run: `npx tsx bench/store-cpu.ts --backend postgres [--writers 2] [--drop-key] [--ids time-ordered]`.
  */
-import { createRandomReportId, createReport } from "@calm-ldp/client";
+import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import { type AcceptedReport, planRound, validateBatch } from "../src/index.js";
 import { type BackendName, benchBackend, cpuSecondsBetween } from "./backends.js";
+import { benchReportId, idKindLabel, reportIdKind } from "./report-ids.js";
 
 const argument = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -45,8 +46,7 @@ if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_re
 const attributes = Array.from({ length: 8 }, (_, i) => ({ name: `x${i}`, cardinality: 2 }));
 const round = await storage.createRound(planRound({ schema: { attributes }, eps: 1, k: 8, n: 1_000_000 }));
 const rng = seededRng(1);
-// Version-4 (random) report ids instead of the client's default time-ordered ones.
-const randomIds = process.argv.includes("--random-ids");
+const ids = reportIdKind();
 
 /** `n` validated reports of uniform binary records in batches (untimed). */
 function batches(): AcceptedReport[][] {
@@ -56,7 +56,7 @@ function batches(): AcceptedReport[][] {
       createReport(
         round.plan,
         Array.from({ length: attributes.length }, () => rng.nextUint32() & 1),
-        { rng, id: randomIds ? createRandomReportId(rng) : undefined },
+        { rng, id: benchReportId(ids, rng, Date.parse(round.createdAt)) },
       ),
     );
     out.push(validateBatch(round.id, round.plan, { round: round.id, reports: wire }));
@@ -68,7 +68,7 @@ const line = (what: string, reports: number, seconds: number, cpuMicros: number,
   `${what}: ${reports} reports in ${seconds.toFixed(2)} s = ${(reports / seconds).toFixed(0)} reports/s; CPU per report: this process ${(cpuMicros / reports).toFixed(2)} us${serverMicros === undefined ? "" : `, database server ${(serverMicros / reports).toFixed(2)} us`}`;
 
 console.log(
-  `storage-only ingest (${backend.description}${dropKey ? ", key dropped: NOT de-duplicated" : ""}): batches of ${batch}, ${concurrency} in flight`,
+  `storage-only ingest (${backend.description}${dropKey ? ", key dropped: NOT de-duplicated" : ""}): batches of ${batch}, ${concurrency} in flight, ${idKindLabel(ids)}`,
 );
 let total = { seconds: 0, cpu: 0, server: 0 as number | undefined };
 for (let rep = 0; rep < reps; rep++) {

@@ -137,7 +137,7 @@ export async function fetchRoundPlan(
 /**
  * Simulated users reporting to a collector over real HTTP: every record becomes
  * one user who perturbs it on "her device" with @calm-ldp/client (`createReport`:
- * calm-core's sampler, a fresh time-ordered report id) and whose report is POSTed in
+ * calm-core's sampler, a fresh random report id) and whose report is POSTed in
  * batches of `batchSize` by `concurrency` concurrent senders. A batch that meets
  * a network error or a 5xx is retried with the same reports (same ids) with
  * exponential backoff (50 ms doubling to 1 s) for up to `retryForMs`, so the
