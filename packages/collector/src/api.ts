@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
+import type { SchemaMigration } from "./migrations/runner.js";
 import type { RateLimit } from "./rate-limit.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
@@ -159,8 +160,33 @@ export interface CollectorStorage {
   dropClosedIds(closedBefore: Date, at: Date): Promise<string[]>;
   /** Throws if the database cannot be reached. */
   ping(): Promise<void>;
+  /** Optional: call `listener` after every group commit (size in reports, duration; for metrics). */
+  observeGroupCommits?(listener: GroupCommitListener): void;
+  /**
+   * Optional: readiness (`GET /readyz`): throws `StorageError` unless the database
+   * answers and takes a write; resolves with the schema version found and the one
+   * this code writes (see migrations/).
+   */
+  ready?(): Promise<SchemaVersionCheck>;
+  /** What opening the database did to its schema (versions before and after, steps run), when known. */
+  readonly schemaMigration?: SchemaMigration | undefined;
   /** Finish pending writes and release the database. */
   close(): Promise<void>;
+}
+
+/** What a storage reports after each group commit: its reports (or jobs), duration, outcome. */
+export type GroupCommitListener = (group: {
+  readonly size: number;
+  readonly seconds: number;
+  readonly failed: boolean;
+}) => void;
+
+/** A database's schema version against the one this collector writes. */
+export interface SchemaVersionCheck {
+  /** The version stored in the database. */
+  readonly found: number;
+  /** The version this code creates and migrates to. */
+  readonly expected: number;
 }
 
 /** Options of {@link createCollector}. */
