@@ -224,8 +224,23 @@ export interface CollectorOptions {
    * `X-Forwarded-For` is ignored (a client cannot dodge the limit by sending it).
    */
   readonly trustProxy?: string;
-  /** Log requests (pino, to stderr) (default false). */
+  /**
+   * Structured logs (Fastify's pino logger, JSON lines): one per refused report
+   * batch (`event: "batch-refused"`, its reason and reports), per storage state
+   * change (`storage-lost`, `storage-back`) and per round opened or closed;
+   * per-request lines at "debug" and "trace" only. Default false (off).
+   */
   readonly logger?: boolean;
+  /** Log level (trace, debug, info, warn, error, fatal, silent); giving one turns `logger` on. Default "info". */
+  readonly logLevel?: string;
+  /** Where log lines go (default stderr). */
+  readonly logStream?: { write(line: string): unknown };
+  /**
+   * Serve `GET /metrics` (Prometheus text format) on the collector's own port
+   * (default true); false when they are served elsewhere (`startCollector`'s
+   * `metricsPort`, or `collectorMetrics(app)`).
+   */
+  readonly metricsRoute?: boolean;
   /**
    * Where the collector writes its operational lines: one when the storage becomes
    * unavailable (with the database's error) and one when it is back (default: stderr).

@@ -9,6 +9,12 @@ const GROUP_SIZE_BUCKETS = [1, 10, 100, 500, 1000, 2500, 5000, 10_000, 25_000, 5
 /** Round gauges (open rounds, held ids) are recomputed from the storage at most this often. */
 export const ROUND_GAUGES_TTL_MS = 5000;
 
+/** Reports in a batch's body, as refusals count them: its array's length, at least 1 (1 when unread). */
+export function reportsInBatch(body: unknown): number {
+  const reports = (body as { reports?: unknown } | null | undefined)?.reports;
+  return Array.isArray(reports) ? Math.max(1, reports.length) : 1;
+}
+
 /** The route label of a request: its route pattern (never an id), "unmatched" for unknown URLs. */
 function routeOf(request: FastifyRequest): string {
   const url = request.routeOptions.url;
