@@ -81,7 +81,8 @@ async function stamp(db: SchemaDb, version: number): Promise<void> {
 /**
  * Bring the database to `history.current`: an empty one gets the current layout;
  * an older one (stored or inferred version) runs every later step in order, one
- * per version, each recorded; a newer one is refused (`SchemaVersionError`).
+ * per version, each recorded; a newer one is refused (`SchemaVersionError`); a
+ * history without exactly one step per version is an error before anything runs.
  * `versionTableExists` tells whether `calm_schema_version` is there (a catalog
  * query of the backend). Cost: the steps' (most are DDL; a step that rewrites a
  * table is O(its rows)); O(1) statements when current.
@@ -92,6 +93,7 @@ export async function migrateSchema(
   versionTableExists: boolean,
 ): Promise<SchemaMigration> {
   const { backend, current } = history;
+  checkHistory(history);
   const stored = await storedVersion(db, versionTableExists);
   const found = stored ?? (await history.inferVersion(db));
   if (found > current) throw new SchemaVersionError(backend, found, current);
@@ -115,6 +117,14 @@ export async function migrateSchema(
   }
   if (stored === undefined && steps.length === 0) await stamp(db, current);
   return { backend, from: found, to: current, steps };
+}
+
+/** A history must have exactly one step per version 2..current, in order (else a programming error). */
+export function checkHistory({ backend, current, steps }: SchemaHistory): void {
+  const tos = steps.map((step) => step.to).join(",");
+  const expected = Array.from({ length: current - 1 }, (_, i) => i + 2).join(",");
+  if (tos !== expected)
+    throw new Error(`${backend} schema history: steps to versions [${tos}], expected [${expected}]`);
 }
 
 /** The last version v such that `marks[0..v-1]` all hold (marks[i]: version i + 1's mark is present). */
