@@ -43,6 +43,17 @@ export function operationId(method: string, url: string): string {
   return [method.toLowerCase(), ...words].join("-");
 }
 
+/** Every route added to each app after `registerOpenApi` (see `registeredRoutes`). */
+const registered = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+
+/**
+ * @internal Every route (method, URL) of a collector app, as Fastify registered
+ * them: what the API description must cover (test support).
+ */
+export function registeredRoutes(app: FastifyInstance): readonly { method: string; url: string }[] {
+  return registered.get(app) ?? [];
+}
+
 /** Whether a route runs the admin check (`admin` among its onRequest hooks). */
 function isAdmin(route: RouteOptions, admin: unknown): boolean {
   const hooks = route.onRequest;
@@ -59,6 +70,11 @@ function isAdmin(route: RouteOptions, admin: unknown): boolean {
  * document is built once, at the first request (the plugin caches it).
  */
 export async function registerOpenApi(app: FastifyInstance, admin: unknown): Promise<void> {
+  const routes: { method: string; url: string }[] = [];
+  registered.set(app, routes);
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
