@@ -16,7 +16,11 @@ type Document = {
 /** Redocly's `recommended` ruleset over `document`: its problems as "severity rule: message at pointer". */
 async function lint(document: unknown): Promise<string[]> {
   const config = await createConfig({ extends: ["recommended"] } as never);
-  const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "openapi.json", config });
+  const problems = await lintFromString({
+    source: JSON.stringify(document),
+    absoluteRef: "openapi.json",
+    config,
+  });
   return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
 }
 
@@ -64,7 +68,11 @@ describe("OpenAPI description at /openapi.json", () => {
     for (const { method, url } of routes) {
       const path = url.replace(/:([A-Za-z]+)/g, "{$1}");
       const concrete = url.replace(/:id/g, "00000000-0000-4000-8000-000000000001");
-      const answer = await app.inject({ method: method as "GET", url: concrete, payload: method === "POST" ? {} : undefined });
+      const answer = await app.inject({
+        method: method as "GET",
+        url: concrete,
+        payload: method === "POST" ? {} : undefined,
+      });
       const operation = document.paths[path]![method.toLowerCase()]!;
       expect([`${method} ${url}`, operation.security]).toEqual([
         `${method} ${url}`,
