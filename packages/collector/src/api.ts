@@ -160,6 +160,8 @@ export interface CollectorStorage {
   dropClosedIds(closedBefore: Date, at: Date): Promise<string[]>;
   /** Throws if the database cannot be reached. */
   ping(): Promise<void>;
+  /** Optional: rounds, open rounds and report rows held over every round, in one read (metrics). */
+  roundTotals?(): Promise<RoundTotals>;
   /** Optional: call `listener` after every group commit (size in reports, duration; for metrics). */
   observeGroupCommits?(listener: GroupCommitListener): void;
   /**
@@ -172,6 +174,13 @@ export interface CollectorStorage {
   readonly schemaMigration?: SchemaMigration | undefined;
   /** Finish pending writes and release the database. */
   close(): Promise<void>;
+}
+
+/** Totals over a storage's rounds: rounds stored, rounds not closed, report rows (ids) held. */
+export interface RoundTotals {
+  readonly rounds: number;
+  readonly open: number;
+  readonly held: number;
 }
 
 /** What a storage reports after each group commit: its reports (or jobs), duration, outcome. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { CollectorStorage, GroupCommitListener, RoundState, StoreResult } from "./api.js";
+import type { CollectorStorage, GroupCommitListener, RoundState, RoundTotals, StoreResult } from "./api.js";
 
 /** Bucket bounds of the request latency histogram, in seconds (1 ms .. 10 s). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -44,7 +44,8 @@ export class CollectorMetrics {
   readonly #storageChanges: Counter<"backend" | "state">;
   readonly #backend: string;
 
-  constructor(storage: CollectorStorage, isAvailable: () => boolean) {
+  /** `roundGaugesTtlMs`: how long the storage-read gauges are reused (default ROUND_GAUGES_TTL_MS; 0: every scrape). */
+  constructor(storage: CollectorStorage, isAvailable: () => boolean, roundGaugesTtlMs = ROUND_GAUGES_TTL_MS) {
     const registers = [this.registry];
     const backend = storage.backend;
     this.#backend = backend;
@@ -114,7 +115,7 @@ export class CollectorMetrics {
       labelNames: ["backend", "state"],
       registers,
     });
-    new RoundGauges(storage, registers);
+    new RoundGauges(storage, registers, roundGaugesTtlMs);
     storage.observeGroupCommits?.((group) => this.groupCommitted(group));
   }
 
@@ -155,29 +156,30 @@ export class CollectorMetrics {
   }
 }
 
-/** What the round gauges show: rounds stored, rounds open, report ids held. */
-interface RoundValues {
-  readonly rounds: number;
-  readonly open: number;
-  readonly held: number;
-}
+type RoundValues = RoundTotals;
 
 /**
- * Gauges read from the storage: rounds, open rounds, report ids held. Recomputed
- * at most every ROUND_GAUGES_TTL_MS (a scrape in between reuses the values);
- * rounds whose ids are dropped never change again and are not read twice. A
- * failing storage leaves the last values (the availability gauge tells).
+ * Gauges read from the storage: rounds, open rounds, report ids held. Read at
+ * the first scrape, then refreshed in the background when older than the TTL
+ * (a scrape never waits for the storage again: it shows the last values, at
+ * most one TTL plus one refresh old). One refresh at a time: `roundTotals` (one
+ * statement on DuckDB and PostgreSQL; counting the held rows is O(held rows) on
+ * PostgreSQL, O(1) on DuckDB) or, for a storage without it, `listRounds` then
+ * `roundState` and `heldIds` per round whose ids are kept. A failing storage
+ * leaves the last values (the availability gauge tells).
  */
 class RoundGauges {
   readonly #storage: CollectorStorage;
-  /** Numbers of rounds closed with their ids dropped (final). */
+  readonly #ttlMs: number;
+  /** Numbers of rounds closed with their ids dropped (final: never read again). */
   readonly #final = new Set<number>();
   #values: RoundValues = { rounds: 0, open: 0, held: 0 };
-  #at = Number.NEGATIVE_INFINITY;
+  #at: number | undefined;
   #refreshing: Promise<void> | undefined;
 
-  constructor(storage: CollectorStorage, registers: Registry[]) {
+  constructor(storage: CollectorStorage, registers: Registry[], ttlMs: number) {
     this.#storage = storage;
+    this.#ttlMs = ttlMs;
     const gauges = this;
     const gauge = (name: string, help: string, pick: (v: RoundValues) => number) =>
       new Gauge({
@@ -197,35 +199,39 @@ class RoundGauges {
     );
   }
 
-  /** The values, refreshed when older than the TTL (one refresh at a time). */
+  /** The values: read at the first call; later calls start a refresh when stale but do not wait for it. */
   async current(): Promise<RoundValues> {
-    if (Date.now() - this.#at >= ROUND_GAUGES_TTL_MS) {
+    if (this.#at === undefined || Date.now() - this.#at >= this.#ttlMs) {
       this.#refreshing ??= this.#refresh().finally(() => {
         this.#refreshing = undefined;
       });
-      await this.#refreshing;
+      if (this.#at === undefined || this.#ttlMs === 0) await this.#refreshing;
     }
     return this.#values;
   }
 
   async #refresh(): Promise<void> {
-    if (!this.#storage.listRounds) return;
     try {
-      const rounds = await this.#storage.listRounds();
-      let open = 0;
-      let held = 0;
-      for (const round of rounds) {
-        if (this.#final.has(round.no)) continue;
-        const state: RoundState = await this.#storage.roundState(round);
-        if (state.closedAt === null) open++;
-        if (state.idsDroppedAt !== null) this.#final.add(round.no);
-        else held += await this.#storage.heldIds(round);
-      }
-      this.#values = { rounds: rounds.length, open, held };
-      this.#at = Date.now();
+      this.#values = this.#storage.roundTotals ? await this.#storage.roundTotals() : await this.#perRound();
     } catch {
       // storage away: keep the last values; calm_collector_storage_available says so
     }
+    this.#at = Date.now();
+  }
+
+  async #perRound(): Promise<RoundValues> {
+    if (!this.#storage.listRounds) return this.#values;
+    const rounds = await this.#storage.listRounds();
+    let open = 0;
+    let held = 0;
+    for (const round of rounds) {
+      if (this.#final.has(round.no)) continue;
+      const state: RoundState = await this.#storage.roundState(round);
+      if (state.closedAt === null) open++;
+      if (state.idsDroppedAt !== null) this.#final.add(round.no);
+      else held += await this.#storage.heldIds(round);
+    }
+    return { rounds: rounds.length, open, held };
   }
 }
 

@@ -157,9 +157,14 @@ describe("metrics: a scrape during a load changes by exactly what the load did",
     expect(await status(closed)).toMatchObject({ rejected: { "round-closed": 7 } });
 
     // Round gauges, recomputed once their TTL has passed: 2 rounds, 1 open, 216 ids held.
+    // (a scrape past the TTL starts the refresh and shows the last values; a later one the new ones).
+    expect(before.get("calm_collector_held_report_ids")).toBe(0);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + ROUND_GAUGES_TTL_MS + 1);
-    const gauges = await scrape();
+    await scrape();
+    let gauges = await scrape();
+    for (let i = 0; i < 50 && gauges.get("calm_collector_held_report_ids") === 0; i++)
+      gauges = await scrape();
     expect([
       gauges.get("calm_collector_rounds"),
       gauges.get("calm_collector_open_rounds"),
