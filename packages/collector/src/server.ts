@@ -69,10 +69,12 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
  *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
  *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
- * - `GET /healthz`: 200 `{status: "ok", storage, refused}` (`refused`: requests refused
- *   since start, by reason: `rate-limited`, `schema`, `not-found`, ...) when the database answers
- *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
- *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
+ * - `GET /healthz` (liveness, never calls the database) and `GET /readyz`
+ *   (readiness: the database answers, takes a write, has this schema version;
+ *   else 503), both with `refused` (requests refused since start, by reason);
+ *   see health.ts;
+ * - `GET /metrics` (Prometheus, metrics.ts; unless `metricsRoute: false`) and
+ *   `GET /openapi.json` (OpenAPI 3.1 from the routes' schemas, openapi.ts).
  * While the database is away (a storage call failed with `StorageError`: PostgreSQL
  * restarting, a dropped connection, a full or read-only disk under DuckDB, a
  * ClickHouse shard down) every request that needs it is answered 503
@@ -93,8 +95,10 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * per reason in the round's status.
  *
  * Built in named steps: check the options, create the app and its shared context,
- * then error handling, rate limit, preflights, health, the round routes
- * (round-routes.ts), the campaign routes (campaigns.ts) and the retention sweep.
+ * then the API description (before any route), metrics, error handling, rate
+ * limit, preflights, health, the round routes (round-routes.ts), the campaign
+ * routes (campaigns.ts) and the retention sweep. A further route group (the
+ * operator console) registers after the campaigns, as they do, from its own file.
  */
 export async function createCollector(options: CollectorOptions): Promise<FastifyInstance> {
   const settings = collectorSettings(options);
