@@ -1,7 +1,8 @@
 /**
- * What one Prometheus scrape of `GET /metrics` costs: a DuckDB collector in this
- * process with 10 or 100 rounds (each with 200 stored reports and a few refused
- * batches, so every labelled series exists), then
+ * What one Prometheus scrape of `GET /metrics` costs: a collector in this
+ * process (`--backend duckdb` (default) or `postgres`) with 10, then 100 rounds
+ * (each with 200 stored reports and a few refused batches, so every labelled
+ * series exists), then
  * 1. `GET /metrics` over loopback HTTP (a scrape never waits for the storage:
  *    the round gauges are refreshed in the background at most every
  *    ROUND_GAUGES_TTL_MS = 5 s);
@@ -9,14 +10,12 @@
  *    (`CollectorMetrics` with a TTL of 0: the storage's `roundTotals`, one
  *    statement), i.e. the storage work done every 5 s.
  * Prints the median and p90 milliseconds per scrape over 200 scrapes and the
- * exposition's bytes. Run: `flock /tmp/calm-bench.lock npx tsx bench/metrics.ts`.
+ * exposition's bytes. Run: `flock /tmp/calm-bench.lock npx tsx bench/metrics.ts [--backend postgres]`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createReport, readPlan } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { CollectorMetrics, openStorage, startCollector } from "../src/index.js";
+import { CollectorMetrics, startCollector } from "../src/index.js";
+import { type BackendName, benchBackend } from "./backends.js";
 
 const TOKEN = "bench-admin-token-0123456789abcdef";
 const SCRAPES = 200;
@@ -40,15 +39,17 @@ async function timed(scrape: () => Promise<string>): Promise<{ samples: number[]
   return { samples, bytes };
 }
 
-const dir = mkdtempSync(join(tmpdir(), "calm-metrics-bench-"));
+const name = (process.argv[process.argv.indexOf("--backend") + 1] ?? "duckdb") as BackendName;
+const backend = await benchBackend(process.argv.includes("--backend") ? name : "duckdb", 1);
+const storage = await backend.open();
+const collector = await startCollector({ storage, adminToken: TOKEN });
 try {
+  const admin = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+  const rng = seededRng(7);
+  const attributes = Array.from({ length: 4 }, (_, i) => ({ name: `b${i}`, labels: ["0", "1"] }));
+  let made = 0;
   for (const rounds of [10, 100]) {
-    const storage = await openStorage({ duckdb: join(dir, `m${rounds}.duckdb`) });
-    const collector = await startCollector({ storage, adminToken: TOKEN });
-    const admin = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-    const rng = seededRng(rounds);
-    const attributes = Array.from({ length: 4 }, (_, i) => ({ name: `b${i}`, labels: ["0", "1"] }));
-    for (let r = 0; r < rounds; r++) {
+    for (; made < rounds; made++) {
       const created = (await (
         await fetch(`${collector.url}/v1/rounds`, {
           method: "POST",
@@ -72,11 +73,11 @@ try {
     const fresh = new CollectorMetrics(storage, () => true, 0);
     const recomputed = await timed(async () => (await fresh.scrape()).body);
     console.log(
-      `${rounds} rounds: GET /metrics ${summary(cached.samples)}, ${cached.bytes} bytes; ` +
+      `${backend.description}, ${rounds} rounds (${rounds * 200} report ids held): GET /metrics ${summary(cached.samples)}, ${cached.bytes} bytes; ` +
         `with the round gauges read (every 5 s) ${summary(recomputed.samples)}`,
     );
-    await collector.close();
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  await collector.close();
+  await backend.dispose();
 }
