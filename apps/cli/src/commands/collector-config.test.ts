@@ -1,13 +1,8 @@
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN_VARIABLE } from "./collector.js";
 import { maskedConfiguration, maskUrl } from "./collector-config.js";
-import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
-
-const root = fileURLToPath(new URL("../../../..", import.meta.url));
+import { collectorCommandTests, spawnServe, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
 describe("calm-ldp collector serve --config, migrate", () => {
   const { dir, run } = collectorCommandTests("calm-collector-config-");
@@ -101,46 +96,21 @@ describe("calm-ldp collector serve --config, migrate", () => {
         "",
       ].join("\n"),
     );
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "apps/cli/src/cli.ts", "collector", "serve", "--config", config, "--json"],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          [ADMIN_TOKEN_VARIABLE]: TEST_ADMIN_TOKEN,
-          TSX_TSCONFIG_PATH: "apps/cli/tsconfig.json",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const serving = spawnServe(["--config", config]);
+    const { child, output, exited } = serving;
     try {
-      const [url, metrics] = await new Promise<[string, string]>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${stderr}`)), 60_000);
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /collector: metrics on (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(stderr);
-          const api = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-          if (match && api) {
-            clearTimeout(timer);
-            resolve([api[1]!, match[1]!]);
-          }
-        });
-      });
+      const url = (await serving.started(/collector listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+      const metrics = (
+        await serving.started(/collector: metrics on (http:\/\/127\.0\.0\.1:\d+)\/metrics/)
+      )[1]!;
       expect(metrics).not.toBe(url);
-      const printed = JSON.parse(/collector: configuration (\{.*\})/.exec(stderr)![1]!);
+      const printed = JSON.parse(/collector: configuration (\{.*\})/.exec(output.stderr)![1]!);
       expect(printed).toMatchObject({
         "max-batch": 7,
         "id-retention": "2h",
         "admin-token": "*** (from CALM_LDP_ADMIN_TOKEN)",
       });
-      expect(stderr).not.toContain(TEST_ADMIN_TOKEN);
+      expect(output.stderr).not.toContain(TEST_ADMIN_TOKEN);
       // max-batch 7 from the file: a batch of 8 is refused, and the refusal is one JSON log line.
       const id = "0f8fad5b-d9cb-469f-a165-70867728950e";
       const refused = await fetch(`${url}/v1/rounds/${id}/reports`, {
@@ -152,7 +122,7 @@ describe("calm-ldp collector serve --config, migrate", () => {
       const text = await (await fetch(`${metrics}/metrics`)).text();
       expect(text).toContain('calm_collector_report_batches_refused_total{reason="batch-too-large"} 1');
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const line = stderr.split("\n").find((l) => l.includes('"event":"batch-refused"'));
+      const line = output.stderr.split("\n").find((l) => l.includes('"event":"batch-refused"'));
       expect(JSON.parse(line!)).toMatchObject({
         level: 30,
         reason: "batch-too-large",
@@ -163,7 +133,7 @@ describe("calm-ldp collector serve --config, migrate", () => {
       child.kill("SIGTERM");
     }
     expect(await exited).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({
+    expect(JSON.parse(output.stdout)).toMatchObject({
       storage: "duckdb",
       idRetentionMs: 7_200_000,
       configuration: { "max-batch": 7 },
