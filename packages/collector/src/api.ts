@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
+import type { SchemaMigration } from "./migrations/runner.js";
 import type { RateLimit } from "./rate-limit.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
@@ -159,8 +160,42 @@ export interface CollectorStorage {
   dropClosedIds(closedBefore: Date, at: Date): Promise<string[]>;
   /** Throws if the database cannot be reached. */
   ping(): Promise<void>;
+  /** Optional: rounds, open rounds and report rows held over every round, in one read (metrics). */
+  roundTotals?(): Promise<RoundTotals>;
+  /** Optional: call `listener` after every group commit (size in reports, duration; for metrics). */
+  observeGroupCommits?(listener: GroupCommitListener): void;
+  /**
+   * Optional: readiness (`GET /readyz`): throws `StorageError` unless the database
+   * answers and takes a write; resolves with the schema version found and the one
+   * this code writes (see migrations/).
+   */
+  ready?(): Promise<SchemaVersionCheck>;
+  /** What opening the database did to its schema (versions before and after, steps run), when known. */
+  readonly schemaMigration?: SchemaMigration | undefined;
   /** Finish pending writes and release the database. */
   close(): Promise<void>;
+}
+
+/** Totals over a storage's rounds: rounds stored, rounds not closed, report rows (ids) held. */
+export interface RoundTotals {
+  readonly rounds: number;
+  readonly open: number;
+  readonly held: number;
+}
+
+/** What a storage reports after each group commit: its reports (or jobs), duration, outcome. */
+export type GroupCommitListener = (group: {
+  readonly size: number;
+  readonly seconds: number;
+  readonly failed: boolean;
+}) => void;
+
+/** A database's schema version against the one this collector writes. */
+export interface SchemaVersionCheck {
+  /** The version stored in the database. */
+  readonly found: number;
+  /** The version this code creates and migrates to. */
+  readonly expected: number;
 }
 
 /** Options of {@link createCollector}. */
@@ -198,8 +233,23 @@ export interface CollectorOptions {
    * `X-Forwarded-For` is ignored (a client cannot dodge the limit by sending it).
    */
   readonly trustProxy?: string;
-  /** Log requests (pino, to stderr) (default false). */
+  /**
+   * Structured logs (Fastify's pino logger, JSON lines): one per refused report
+   * batch (`event: "batch-refused"`, its reason and reports), per storage state
+   * change (`storage-lost`, `storage-back`) and per round opened or closed;
+   * per-request lines at "debug" and "trace" only. Default false (off).
+   */
   readonly logger?: boolean;
+  /** Log level (trace, debug, info, warn, error, fatal, silent); giving one turns `logger` on. Default "info". */
+  readonly logLevel?: string;
+  /** Where log lines go (default stderr). */
+  readonly logStream?: { write(line: string): unknown };
+  /**
+   * Serve `GET /metrics` (Prometheus text format) on the collector's own port
+   * (default true); false when they are served elsewhere (`startCollector`'s
+   * `metricsPort`, or `collectorMetrics(app)`).
+   */
+  readonly metricsRoute?: boolean;
   /**
    * Where the collector writes its operational lines: one when the storage becomes
    * unavailable (with the database's error) and one when it is back (default: stderr).

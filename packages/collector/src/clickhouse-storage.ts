@@ -5,12 +5,14 @@ import type {
   CollectorStorage,
   RoundCounts,
   RoundState,
+  SchemaVersionCheck,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
+import { clickHouseSchemaVersion, clickHouseShard, versionClickHouseShard } from "./migrations/clickhouse.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Reports per group (one id lookup and one insert into one shard) at most. */
@@ -197,6 +199,7 @@ async function prepare(clients: ClickHouseClient[], location: ClickHouseLocation
         // Two collectors starting at once may race on CREATE ... IF NOT EXISTS: retry once.
         await client.command({ query: statement }).catch(() => client.command({ query: statement }));
       }
+      await versionClickHouseShard(clickHouseShard(client), db);
     }),
   );
 }
@@ -490,6 +493,11 @@ class ClickHouseStorage implements CollectorStorage {
 
   async ping(): Promise<void> {
     await this.#guard("read", () => Promise.all(this.#clients.map((client) => select(client, "SELECT 1"))));
+  }
+
+  /** Readiness: every shard answers and carries the current schema version (no write probe). */
+  async ready(): Promise<SchemaVersionCheck> {
+    return this.#guard("read", () => clickHouseSchemaVersion(this.#clients.map(clickHouseShard), this.#db));
   }
 
   async close(): Promise<void> {

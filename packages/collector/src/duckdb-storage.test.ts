@@ -126,6 +126,7 @@ describe("DuckDB storage", () => {
     await connection.run("DELETE FROM calm_support_counts");
     await connection.run("DROP TABLE calm_reports");
     await connection.run("ALTER TABLE keyed RENAME TO calm_reports");
+    await connection.run("DROP TABLE calm_schema_version"); // those versions stored none
     expect(await keyCount(connection)).toBe(1);
     connection.closeSync();
     instance.closeSync();
@@ -212,6 +213,7 @@ describe("DuckDB storage", () => {
     await connection.run(`INSERT INTO calm_support_counts SELECT round_no, view, x, count(*) FROM calm_reports,
       range(64) t(x) WHERE (cell_bits >> x) & 1 = 1 GROUP BY round_no, view, x`);
     await connection.run("ALTER TABLE calm_reports DROP COLUMN cell_bits");
+    await connection.run("DROP TABLE calm_schema_version"); // that version stored none
     expect(await scalar("SELECT count(*) FROM duckdb_columns() WHERE table_name = 'calm_reports'")).toBe(3);
     connection.closeSync();
     instance.closeSync();

@@ -17,13 +17,17 @@ import {
 import type {
   AcceptedReport,
   CollectorStorage,
+  GroupCommitListener,
   RoundState,
+  SchemaVersionCheck,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
 import { RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
+import { duckDbSchemaVersion, migrateDuckDb } from "./migrations/duckdb.js";
+import type { SchemaMigration } from "./migrations/runner.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
 import { cellOffsets, planFromColumn, REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
 import { UuidSet, uuidWords } from "./uuid-set.js";
@@ -207,41 +211,26 @@ export async function openDuckDbStorage(
   }
   const writer = await instance.connect();
   const reader = await instance.connect();
-  for (const statement of SCHEMA) await writer.run(statement);
-  await dropReportsKey(writer);
-  await writer.run("ALTER TABLE calm_reports ADD COLUMN IF NOT EXISTS cell_bits BIGINT");
-  const closed = (await writer.runAndReadAll("SELECT round_no FROM calm_round_state")).getColumns()[0] ?? [];
-  const begin = await writer.prepare("BEGIN TRANSACTION");
-  return new DuckDbStorage(instance, writer, begin, reader, new Set(closed as number[]));
-}
-
-/**
- * Files written before the primary key was dropped: copy `calm_reports` into a
- * table without it (DuckDB cannot drop a key in place), in one transaction.
- * O(stored reports), once per file.
- */
-async function dropReportsKey(writer: DuckDBConnection): Promise<void> {
-  const keyed = await writer.runAndReadAll(
-    `SELECT count(*)::DOUBLE FROM duckdb_constraints()
-     WHERE table_name = 'calm_reports' AND constraint_type = 'PRIMARY KEY'`,
-  );
-  if (Number(keyed.getRows()[0]![0]) === 0) return;
-  await writer.run("BEGIN TRANSACTION");
+  let schemaMigration: SchemaMigration;
   try {
-    await writer.run(
-      "CREATE TABLE calm_reports_unkeyed AS SELECT round_no, report_id, view FROM calm_reports",
-    );
-    await writer.run("DROP TABLE calm_reports");
-    await writer.run("ALTER TABLE calm_reports_unkeyed RENAME TO calm_reports");
-    await writer.run("COMMIT");
+    schemaMigration = await migrateDuckDb(writer, SCHEMA);
   } catch (error) {
-    await writer.run("ROLLBACK").catch(() => undefined);
+    writer.closeSync();
+    reader.closeSync();
+    instance.closeSync();
     throw error;
   }
+  const closed = (await writer.runAndReadAll("SELECT round_no FROM calm_round_state")).getColumns()[0] ?? [];
+  const begin = await writer.prepare("BEGIN TRANSACTION");
+  const storage = new DuckDbStorage(instance, writer, begin, reader, new Set(closed as number[]));
+  storage.schemaMigration = schemaMigration;
+  return storage;
 }
 
 class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "duckdb";
+  /** What opening the file did to its schema (see migrations/duckdb.ts). */
+  schemaMigration: SchemaMigration | undefined;
   readonly #instance: DuckDBInstance;
   readonly #writer: DuckDBConnection;
   /** `BEGIN TRANSACTION` prepared on the writer, run synchronously (see {@link DuckDbStorage.#begin}). */
@@ -330,6 +319,17 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
       }
     });
     return supportFromRows(round.plan, reports!, support!);
+  }
+
+  observeGroupCommits(listener: GroupCommitListener): void {
+    this.#queue.observe(listener);
+  }
+
+  /** Readiness: a probe write committed through the writer, and the file's schema version. */
+  async ready(): Promise<SchemaVersionCheck> {
+    await this.read("SELECT 1", []);
+    await this.#submit({ kind: "probe" });
+    return duckDbSchemaVersion((sql) => this.read(sql, []));
   }
 
   /**

@@ -13,6 +13,7 @@ export class GroupCommit<Job, Result> {
   readonly #maxWeight: number;
   #waiting: { job: Job; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
   #running: Promise<void> | undefined;
+  #listeners: ((group: { size: number; seconds: number; failed: boolean }) => void)[] = [];
 
   constructor(run: (jobs: Job[]) => Promise<Result[]>, weight: (job: Job) => number, maxWeight: number) {
     this.#run = run;
@@ -26,6 +27,14 @@ export class GroupCommit<Job, Result> {
       this.#waiting.push({ job, resolve, reject });
       this.#running ??= this.#drain();
     });
+  }
+
+  /**
+   * Call `listener` after each group with its total weight (`size`), its run's
+   * duration in seconds and whether it failed (metrics). O(1) per group.
+   */
+  observe(listener: (group: { size: number; seconds: number; failed: boolean }) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Resolves when every job submitted so far has been committed or failed. */
@@ -46,14 +55,19 @@ export class GroupCommit<Job, Result> {
         take++;
       }
       const group = this.#waiting.splice(0, take);
+      const started = performance.now();
+      let failed = false;
       try {
         const results = await this.#run(group.map((entry) => entry.job));
         group.forEach((entry, i) => {
           entry.resolve(results[i]!);
         });
       } catch (error) {
+        failed = true;
         for (const entry of group) entry.reject(error);
       }
+      const seconds = (performance.now() - started) / 1000;
+      for (const listener of this.#listeners) listener({ size: weight, seconds, failed });
     }
     this.#running = undefined;
   }

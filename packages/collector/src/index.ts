@@ -7,10 +7,12 @@ export type {
   CollectorOptions,
   CollectorStorage,
   ErrorBody,
+  GroupCommitListener,
   MarginalAnswer,
   RoundCounts,
   RoundRequest,
   RoundState,
+  SchemaVersionCheck,
   StoredRound,
   StoreResult,
   SupportCounts,
@@ -29,7 +31,11 @@ export {
   estimateMarginal,
 } from "./estimate-marginal.js";
 export { GroupCommit } from "./group-commit.js";
+export { LOG_LEVELS } from "./logging.js";
+export { CollectorMetrics, collectorMetrics } from "./metrics.js";
+export { type SchemaMigration, SchemaVersionError } from "./migrations/runner.js";
 export { openStorage, type StorageLocation } from "./open-storage.js";
+export { operationId } from "./openapi.js";
 export { queryAttributes } from "./query-attributes.js";
 export { parseRateLimit, type RateLimit, RateLimiter } from "./rate-limit.js";
 export { createCollector } from "./server.js";

@@ -5,13 +5,17 @@ import pg from "pg";
 import type {
   AcceptedReport,
   CollectorStorage,
+  GroupCommitListener,
   RoundState,
+  SchemaVersionCheck,
   StoredRound,
   StoreResult,
   SupportCounts,
 } from "./api.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
+import { migratePostgres, POSTGRES_READY_SQL, postgresVersionCheck } from "./migrations/postgres.js";
+import { type SchemaMigration, SchemaVersionError } from "./migrations/runner.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
 import {
   cellOffsets,
@@ -205,16 +209,20 @@ export async function openPostgresStorage(
     keepAlive: true,
   });
   pool.on("error", () => undefined); // an idle client lost its connection; the pool drops it
+  let schemaMigration: SchemaMigration;
   try {
-    await transaction(pool, async (client) => {
+    schemaMigration = await transaction(pool, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      for (const statement of SCHEMA) await client.query(statement);
+      return migratePostgres(client, SCHEMA);
     });
   } catch (error) {
     await pool.end().catch(() => undefined);
+    if (error instanceof SchemaVersionError) throw error;
     throw new StorageError(`openPostgresStorage: cannot prepare the database: ${(error as Error).message}`);
   }
-  return new PostgresStorage(pool, writers);
+  const storage = new PostgresStorage(pool, writers);
+  storage.schemaMigration = schemaMigration;
+  return storage;
 }
 
 /**
@@ -274,6 +282,8 @@ type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
 
 class PostgresStorage extends SqlStorageReads implements CollectorStorage {
   readonly backend = "postgres";
+  /** What opening the database did to its schema (see migrations/postgres.ts). */
+  schemaMigration: SchemaMigration | undefined;
   readonly #pool: pg.Pool;
   /** Group-commit queues, each with its own transaction at a time. */
   readonly #writers: { queue: GroupCommit<StoreJob, StoreResult | RoundClosedError>; waiting: number }[];
@@ -634,6 +644,15 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       ).rows,
     ]);
     return supportFromRows(round.plan, reports!, support!);
+  }
+
+  observeGroupCommits(listener: GroupCommitListener): void {
+    for (const writer of this.#writers) writer.queue.observe(listener);
+  }
+
+  /** Readiness: one write (the version row's `checked_at`) that reads the schema version back. */
+  async ready(): Promise<SchemaVersionCheck> {
+    return postgresVersionCheck(await this.read(POSTGRES_READY_SQL, [new Date().toISOString()]));
   }
 
   async ping(): Promise<void> {

@@ -72,6 +72,7 @@ export function registerRounds(context: CollectorContext): void {
       const round = await findRound(request.params.id);
       const accepted = validateBatch(round.id, round.plan, request.body);
       const result = await storage.storeReports(round, accepted);
+      context.metrics.stored(result);
       return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
     },
   );
@@ -94,7 +95,6 @@ export function registerRounds(context: CollectorContext): void {
     async (request) => {
       const round = await findRound(request.params.id);
       const state = await storage.closeRound(round, new Date());
-      request.log.info({ round: round.id, closedAt: state.closedAt }, "round closed");
       return {
         round: round.id,
         closedAt: state.closedAt,

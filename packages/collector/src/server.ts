@@ -11,6 +11,10 @@ import {
   reject,
   StorageError,
 } from "./errors.js";
+import { registerHealth } from "./health.js";
+import { loggedRounds, loggerOptions, RequestLogsAtDebug } from "./logging.js";
+import { attachMetrics, CollectorMetrics, registerMetricsRoute, reportsInBatch } from "./metrics.js";
+import { registerOpenApi } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
 import { registerRounds } from "./round-routes.js";
 import { PLAN_ROUTE, REPORTS_ROUTE } from "./schemas.js";
@@ -65,10 +69,12 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
  *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
  *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
- * - `GET /healthz`: 200 `{status: "ok", storage, refused}` (`refused`: requests refused
- *   since start, by reason: `rate-limited`, `schema`, `not-found`, ...) when the database answers
- *   (and, after a failed write, commits again), else 503 `{status: "unavailable",
- *   storage: "unavailable", backend, reason: "storage-unavailable", message}`.
+ * - `GET /healthz` (liveness, never calls the database) and `GET /readyz`
+ *   (readiness: the database answers, takes a write, has this schema version;
+ *   else 503), both with `refused` (requests refused since start, by reason);
+ *   see health.ts;
+ * - `GET /metrics` (Prometheus, metrics.ts; unless `metricsRoute: false`) and
+ *   `GET /openapi.json` (OpenAPI 3.1 from the routes' schemas, openapi.ts).
  * While the database is away (a storage call failed with `StorageError`: PostgreSQL
  * restarting, a dropped connection, a full or read-only disk under DuckDB, a
  * ClickHouse shard down) every request that needs it is answered 503
@@ -89,16 +95,21 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * per reason in the round's status.
  *
  * Built in named steps: check the options, create the app and its shared context,
- * then error handling, rate limit, preflights, health, the round routes
- * (round-routes.ts), the campaign routes (campaigns.ts) and the retention sweep.
+ * then the API description (before any route), metrics, error handling, rate
+ * limit, preflights, health, the round routes (round-routes.ts), the campaign
+ * routes (campaigns.ts) and the retention sweep. A further route group (the
+ * operator console) registers after the campaigns, as they do, from its own file.
  */
 export async function createCollector(options: CollectorOptions): Promise<FastifyInstance> {
   const settings = collectorSettings(options);
   const context = collectorContext(options, settings);
+  await registerOpenApi(context.app, context.admin); // before any route, so that every route is described
+  attachMetrics(context.app, context.metrics);
   handleErrors(context);
   if (options.rateLimit !== undefined) limitRate(context, options.rateLimit);
   answerPreflights(context);
   registerHealth(context);
+  if (options.metricsRoute !== false) registerMetricsRoute(context.app, context.metrics);
   registerRounds(context);
   registerCampaigns(context.app, {
     storage: context.storage,
@@ -146,6 +157,8 @@ export interface CollectorContext {
   /** The storage, every call reporting to `health` (see `watchedStorage`). */
   readonly storage: CollectorStorage;
   readonly health: StorageHealth;
+  /** The collector's Prometheus metrics (metrics.ts). */
+  readonly metrics: CollectorMetrics;
   readonly cors: CorsPolicy;
   /** Rounds by id, as loaded or created by this process (plans never change). */
   readonly rounds: Map<string, StoredRound>;
@@ -163,13 +176,9 @@ export interface CollectorContext {
 
 /** The Fastify instance (JSON bodies only) and the shared state and helpers around it. */
 function collectorContext(options: CollectorOptions, settings: CollectorSettings): CollectorContext {
-  const health = new StorageHealth(
-    options.storage.backend,
-    options.log ?? ((line) => process.stderr.write(`${line}\n`)),
-  );
-  const storage = watchedStorage(options.storage, health);
   const app = Fastify({
-    logger: options.logger ? { level: "info" } : false,
+    logger: loggerOptions(options),
+    logController: new RequestLogsAtDebug(),
     bodyLimit: settings.bodyLimit,
     return503OnClosing: true,
     ...(options.trustProxy !== undefined ? { trustProxy: trustedProxies(options.trustProxy) } : {}),
@@ -177,6 +186,16 @@ function collectorContext(options: CollectorOptions, settings: CollectorSettings
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
   });
+  const line = options.log ?? ((text: string) => process.stderr.write(`${text}\n`));
+  let metrics: CollectorMetrics | undefined;
+  const backend = options.storage.backend;
+  const health = new StorageHealth(backend, line, (available, message) => {
+    metrics?.storageChanged(available);
+    if (available) app.log.info({ event: "storage-back", backend }, message);
+    else app.log.error({ event: "storage-lost", backend }, message);
+  });
+  metrics = new CollectorMetrics(options.storage, () => health.available);
+  const storage = watchedStorage(loggedRounds(options.storage, app), health);
   // Only JSON bodies: a text/plain body gets 415 rather than a string.
   app.removeContentTypeParser("text/plain");
   const checkToken = bearerChecker(settings.adminToken);
@@ -185,6 +204,11 @@ function collectorContext(options: CollectorOptions, settings: CollectorSettings
   const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) => {
     const body: ErrorBody = { statusCode, reason, message };
     if (reason !== "storage-unavailable") refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
+    const { request } = reply;
+    const reports = isReportBatch(request) ? reportsInBatch(request.body) : undefined;
+    metrics.refused(request, reason, reports);
+    if (reports !== undefined)
+      request.log.info({ event: "batch-refused", statusCode, reason, reports }, "report batch refused");
     if (statusCode === 401) reply.header("www-authenticate", "Bearer");
     if (statusCode === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     return reply.code(statusCode).type("application/json").send(body);
@@ -194,6 +218,7 @@ function collectorContext(options: CollectorOptions, settings: CollectorSettings
     settings,
     storage,
     health,
+    metrics,
     cors: new CorsPolicy(options.allowOrigins ?? []),
     rounds,
     refusals,
@@ -221,6 +246,11 @@ function collectorContext(options: CollectorOptions, settings: CollectorSettings
         "cross-origin requests are allowed only to the plan and report endpoints, from the origins given with allowOrigins",
       ),
   };
+}
+
+/** Whether `request` posts a report batch (its refusals are counted per report). */
+function isReportBatch(request: FastifyRequest): boolean {
+  return request.method === "POST" && request.routeOptions.url === REPORTS_ROUTE;
 }
 
 /** An error as the collector answers it: status, reason and message. */
@@ -273,9 +303,7 @@ function handleErrors(context: CollectorContext): void {
         if (isReportId(id) && statusCode !== 404) {
           try {
             const round = await context.findRound(id);
-            const body = request.body as { reports?: unknown } | undefined;
-            const count = Array.isArray(body?.reports) ? Math.max(1, body.reports.length) : 1;
-            await storage.countRejected(round, reason, count);
+            await storage.countRejected(round, reason, reportsInBatch(request.body));
           } catch {
             // unknown or malformed round id: nothing to count
           }
@@ -331,34 +359,6 @@ function answerPreflights({ app, cors, refusePreflight }: CollectorContext): voi
     cors.preflight(request, reply, "POST") ? reply.send() : refusePreflight(reply),
   );
   app.options("*", (_request, reply) => refusePreflight(reply));
-}
-
-/** `GET /healthz`: 200 when the database answers, else 503 with the reason; both with `refused`. */
-function registerHealth({ app, storage, health, refusals }: CollectorContext): void {
-  const refusedByReason = () => ({
-    ...Object.fromEntries([...refusals].sort(([a], [b]) => (a < b ? -1 : 1))),
-    "storage-unavailable": health.refused,
-  });
-  app.get("/healthz", async (_request, reply) => {
-    try {
-      await storage.ping();
-    } catch (error) {
-      if (!(error instanceof StorageError)) throw error;
-      return reply
-        .code(503)
-        .header("retry-after", String(RETRY_AFTER_SECONDS))
-        .send({
-          statusCode: 503,
-          reason: "storage-unavailable",
-          message: `the database is unavailable: ${error.message}`,
-          status: "unavailable",
-          storage: "unavailable",
-          backend: storage.backend,
-          refused: refusedByReason(),
-        });
-    }
-    return { status: "ok", storage: storage.backend, refused: refusedByReason() };
-  });
 }
 
 /**

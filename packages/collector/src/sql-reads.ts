@@ -1,4 +1,4 @@
-import type { CollectorStorage, RoundCounts, RoundState, StoredRound } from "./api.js";
+import type { CollectorStorage, RoundCounts, RoundState, RoundTotals, StoredRound } from "./api.js";
 import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow } from "./storage-rows.js";
 
 /**
@@ -37,6 +37,19 @@ export abstract class SqlStorageReads implements Partial<CollectorStorage> {
   async heldIds(round: StoredRound): Promise<number> {
     const rows = await this.read("SELECT count(*)::float8 FROM calm_reports WHERE round_no = $1", [round.no]);
     return Number(rows[0]![0]);
+  }
+
+  /** Rounds, open rounds, held report rows: one statement (`count(*)` of the report rows: O(rows) on PostgreSQL). */
+  async roundTotals(): Promise<RoundTotals> {
+    const rows = await this.read(
+      `SELECT (SELECT count(*) FROM calm_rounds)::float8,
+         (SELECT count(*) FROM calm_rounds AS r
+          WHERE NOT EXISTS (SELECT 1 FROM calm_round_state AS s WHERE s.round_no = r.round_no))::float8,
+         (SELECT count(*) FROM calm_reports)::float8`,
+      [],
+    );
+    const [rounds, open, held] = rows[0]!.map(Number);
+    return { rounds: rounds!, open: open!, held: held! };
   }
 
   async roundState(round: StoredRound): Promise<RoundState> {

@@ -12,15 +12,27 @@ export const RETRY_AFTER_SECONDS = 1;
 export class StorageHealth {
   readonly #backend: string;
   readonly #log: (line: string) => void;
+  readonly #onChange: ((available: boolean, message: string) => void) | undefined;
   #downSince: number | undefined;
   #lastError = "";
   #refusedSinceDown = 0;
   /** Requests answered 503 `storage-unavailable` since start. */
   refused = 0;
 
-  constructor(backend: string, log: (line: string) => void) {
+  /** `log` gets each change's line; `onChange` (optional) the change itself (metrics, structured logs). */
+  constructor(
+    backend: string,
+    log: (line: string) => void,
+    onChange?: (available: boolean, message: string) => void,
+  ) {
     this.#backend = backend;
     this.#log = log;
+    this.#onChange = onChange;
+  }
+
+  #changed(available: boolean, line: string): void {
+    this.#log(line);
+    this.#onChange?.(available, line);
   }
 
   get available(): boolean {
@@ -36,7 +48,8 @@ export class StorageHealth {
   succeeded(): void {
     if (this.#downSince === undefined) return;
     const seconds = (Date.now() - this.#downSince) / 1000;
-    this.#log(
+    this.#changed(
+      true,
       `collector: storage (${this.#backend}) available again after ${seconds.toFixed(1)} s; ${this.#refusedSinceDown} requests were answered 503 storage-unavailable meanwhile`,
     );
     this.#downSince = undefined;
@@ -52,7 +65,8 @@ export class StorageHealth {
     this.#lastError = message;
     if (this.#downSince !== undefined) return;
     this.#downSince = Date.now();
-    this.#log(
+    this.#changed(
+      false,
       `collector: storage (${this.#backend}) unavailable: ${message}; answering 503 storage-unavailable (Retry-After: ${RETRY_AFTER_SECONDS}) until it is back`,
     );
   }

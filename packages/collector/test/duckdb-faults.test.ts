@@ -120,10 +120,10 @@ async function loadThroughFault(
   await load.until(n / 3);
 
   breakDisk();
-  // The next commits fail: /healthz turns 503 (a failed commit, then a failing probe write).
+  // The next commits fail: /readyz turns 503 (its probe write fails).
   let health: Response | undefined;
   for (let waited = 0; waited < 20_000; waited += 50) {
-    health = await fetch(`${collector.url}/healthz`);
+    health = await fetch(`${collector.url}/readyz`);
     if (health.status === 503) break;
     await sleep(50);
   }
@@ -140,7 +140,7 @@ async function loadThroughFault(
   const result = await load.finish();
   expect(collector.child.exitCode).toBeNull();
   expect(collector.stderr()).toMatch(/storage \(duckdb\) available again after/);
-  const after = await call(`${collector.url}/healthz`, "GET");
+  const after = await call(`${collector.url}/readyz`, "GET");
   expect(after.status).toBe(200);
   expect((after.body.refused as Record<string, number>)["storage-unavailable"]).toBeGreaterThan(0);
   expect(result.retries).toBeGreaterThan(0);

@@ -42,7 +42,7 @@ describeWith(
       expect(beforeSecond).toBeLessThan(n);
       server.stopImmediate();
       for (const p of [a, b])
-        await expectUnavailable(await fetch(`${p.url}/healthz`), {
+        await expectUnavailable(await fetch(`${p.url}/readyz`), {
           status: "unavailable",
           storage: "unavailable",
         });
@@ -56,7 +56,7 @@ describeWith(
       // Both collectors stayed up, and say so.
       for (const p of [a, b]) {
         expect(p.child.exitCode).toBeNull();
-        const health = await call(`${p.url}/healthz`, "GET");
+        const health = await call(`${p.url}/readyz`, "GET");
         expect(health).toMatchObject({ status: 200, body: { status: "ok", storage: "postgres" } });
       }
       const refused = await Promise.all(

@@ -14,7 +14,7 @@ import {
 describe("storage unavailable: 503 storage-unavailable with Retry-After, then resume", () => {
   const collectors = duckdbCollectors();
 
-  it("refuses (never acknowledges) while the storage fails, says so in /healthz and the log, and resumes", async () => {
+  it("refuses (never acknowledges) while the storage fails, says so in /readyz (while /healthz, liveness, stays 200) and the log, and resumes", async () => {
     let down = false;
     const lines: string[] = [];
     // Every call fails while `down`, as a database that went away would.
@@ -42,7 +42,12 @@ describe("storage unavailable: 503 storage-unavailable with Retry-After, then re
     for (let i = 0; i < 3; i++) {
       await expectUnavailable(await post(second), { statusCode: 503 });
     }
-    await expectUnavailable(await fetch(`${collector.url}/healthz`), {
+    // Liveness stays 200 (the process answers); readiness says the database is away.
+    expect(await call(`${collector.url}/healthz`, "GET")).toMatchObject({
+      status: 200,
+      body: { status: "ok", storageAvailable: false },
+    });
+    await expectUnavailable(await fetch(`${collector.url}/readyz`), {
       status: "unavailable",
       storage: "unavailable",
       backend: "duckdb",
@@ -58,7 +63,7 @@ describe("storage unavailable: 503 storage-unavailable with Retry-After, then re
     expect(await resumed.json()).toMatchObject({ acknowledged: 10, stored: 10, duplicates: 0 });
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/storage \(duckdb\) available again after .* s; 3 requests were answered 503/);
-    expect(await call(`${collector.url}/healthz`, "GET")).toMatchObject({
+    expect(await call(`${collector.url}/readyz`, "GET")).toMatchObject({
       status: 200,
       body: { status: "ok", storage: "duckdb", refused: { "storage-unavailable": 3 } },
     });

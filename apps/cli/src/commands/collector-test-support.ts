@@ -1,6 +1,8 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { runCommandLine } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
@@ -33,4 +35,53 @@ export function collectorCommandTests(prefix: string): {
   const context = { json: true, log: (message: string) => logs.push(message) };
   // async, so a usage error is a rejection like every other failure of the command
   return { dir, logs, run: async (argv) => runCommandLine(collectorCommand, argv, context) };
+}
+
+const root = fileURLToPath(new URL("../../../..", import.meta.url));
+
+/** A `calm-ldp collector serve` process (see {@link spawnServe}). */
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  /** What it wrote so far. */
+  readonly output: { stdout: string; stderr: string };
+  readonly exited: Promise<number | null>;
+  /** The first match of `pattern` on its stderr (waited for, at most 60 s). */
+  started(pattern: RegExp): Promise<RegExpExecArray>;
+}
+
+/**
+ * `calm-ldp collector serve <args> --json` as a real CLI process from the
+ * repository root, with CALM_LDP_ADMIN_TOKEN set to {@link TEST_ADMIN_TOKEN}.
+ */
+export function spawnServe(args: readonly string[]): ServeProcess {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "apps/cli/src/cli.ts", "collector", "serve", ...args, "--json"],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        [ADMIN_TOKEN_VARIABLE]: TEST_ADMIN_TOKEN,
+        TSX_TSCONFIG_PATH: "apps/cli/tsconfig.json",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const output = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (chunk: Buffer) => {
+    output.stdout += chunk.toString();
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const started = async (pattern: RegExp) => {
+    for (let waited = 0; waited < 60_000; waited += 50) {
+      const match = pattern.exec(output.stderr);
+      if (match) return match;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`serve did not print ${pattern} in 60 s: ${output.stderr}`);
+  };
+  return { child, output, exited, started };
 }

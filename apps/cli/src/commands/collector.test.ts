@@ -1,15 +1,12 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import { describe, expect, it } from "vitest";
 import { parseOptions, UsageError } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
-import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
+import { collectorCommandTests, spawnServe, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
 const TOKEN = TEST_ADMIN_TOKEN;
-const root = fileURLToPath(new URL("../../../..", import.meta.url));
 
 describe("calm-ldp collector", () => {
   const { dir, logs, run } = collectorCommandTests("calm-collector-cli-");
@@ -132,52 +129,23 @@ describe("calm-ldp collector", () => {
   });
 
   it("serve (a real CLI process) + simulate + status + query: counts and a marginal over HTTP", async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "apps/cli/src/cli.ts",
-        "collector",
-        "serve",
-        "--db",
-        join(dir, "cli.duckdb"),
-        "--port",
-        "0",
-        "--allow-origin",
-        "http://localhost:5173",
-        "--id-retention",
-        "2h",
-        "--rate-limit",
-        "5000,10000",
-        "--trust-proxy",
-        "127.0.0.1",
-        "--json",
-      ],
-      {
-        cwd: root,
-        env: { ...process.env, [ADMIN_TOKEN_VARIABLE]: TOKEN, TSX_TSCONFIG_PATH: "apps/cli/tsconfig.json" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const serving = spawnServe([
+      "--db",
+      join(dir, "cli.duckdb"),
+      "--port",
+      "0",
+      "--allow-origin",
+      "http://localhost:5173",
+      "--id-retention",
+      "2h",
+      "--rate-limit",
+      "5000,10000",
+      "--trust-proxy",
+      "127.0.0.1",
+    ]);
+    const { child, output, exited } = serving;
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${stderr}`)), 60_000);
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match[1]!);
-          }
-        });
-      });
+      const url = (await serving.started(/collector listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
       // --allow-origin: a page on that origin may post reports (preflight answered), another may not.
       const preflight = (origin: string) =>
         fetch(`${url}/v1/rounds/0f8fad5b-d9cb-469f-a165-70867728950e/reports`, {
@@ -290,7 +258,7 @@ describe("calm-ldp collector", () => {
       child.kill("SIGTERM");
     }
     expect(await exited).toBe(0);
-    const document = JSON.parse(stdout.trim()) as Record<string, unknown>;
+    const document = JSON.parse(output.stdout.trim()) as Record<string, unknown>;
     expect(document).toMatchObject({
       storage: "duckdb",
       stoppedBy: "SIGTERM",

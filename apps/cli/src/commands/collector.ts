@@ -1,14 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { readPlan } from "@calm-ldp/client";
-import {
-  fetchRoundPlan,
-  openStorage,
-  parseAllowedOrigins,
-  parseRateLimit,
-  type RateLimit,
-  simulateUsers,
-  startCollector,
-} from "@calm-ldp/collector";
+import { fetchRoundPlan, simulateUsers } from "@calm-ldp/collector";
 import { generateFromSpec, parseDataSpec, sampleUsers } from "@calm-ldp/datasets";
 import type { RecordStore } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
@@ -21,24 +13,17 @@ import {
   queryCampaign,
   simulateCampaign,
 } from "./collector-campaign.js";
+import { migrate, SERVE_OPTION_SPECS, SERVE_OPTIONS, type ServeOptions, serve } from "./collector-serve.js";
+
+export { parseDuration } from "./collector-serve.js";
 
 /** The environment variable holding the admin bearer token. */
 export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
-const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign"] as const;
+const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign", "migrate"] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 /** The collector command's options: the campaign subcommands' (`CampaignOptions`) and the rest. */
-interface CollectorOptions extends Omit<CampaignOptions, "url"> {
-  db?: string;
-  postgres?: string;
-  clickhouse?: string;
-  host: string;
-  port: number;
-  "max-batch": number;
-  "allow-origin"?: string;
-  "id-retention": string;
-  "rate-limit"?: string;
-  "trust-proxy"?: string;
+interface CollectorOptions extends Omit<CampaignOptions, "url">, ServeOptions {
   url?: string;
   round?: string;
   data: string;
@@ -48,18 +33,8 @@ interface CollectorOptions extends Omit<CampaignOptions, "url"> {
 
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
-  serve: [
-    "db",
-    "postgres",
-    "clickhouse",
-    "host",
-    "port",
-    "max-batch",
-    "allow-origin",
-    "id-retention",
-    "rate-limit",
-    "trust-proxy",
-  ],
+  serve: SERVE_OPTIONS,
+  migrate: ["config", "db", "postgres", "clickhouse"],
   simulate: [
     "url",
     "round",
@@ -130,94 +105,6 @@ async function adminCall(
 /** A campaign subcommand's call: the options with the collector's URL, the admin token, the admin request. */
 function campaignCall(subcommand: string, options: CollectorOptions, url: string): CampaignCall {
   return { options: { ...options, url }, token: adminToken(subcommand), adminCall };
-}
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `--id-retention 90s | 15m | 1h | 7d | 0`: milliseconds (a usage error otherwise). */
-export function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
-  if (value.trim() === "0") return 0;
-  if (!match)
-    throw new UsageError(
-      `collector serve: --id-retention must be a duration like 90s, 15m, 1h, 7d or 0 (got ${JSON.stringify(value)})`,
-    );
-  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
-}
-
-/** `--allow-origin a,b`: the origins, checked (a usage error names a bad one); none when absent. */
-function allowedOrigins(value: string | undefined): readonly string[] {
-  if (value === undefined) return [];
-  try {
-    return parseAllowedOrigins(
-      value.split(",").map((origin) => origin.trim()),
-      "--allow-origin",
-    );
-  } catch (error) {
-    throw new UsageError(`collector serve: ${(error as Error).message}`);
-  }
-}
-
-/** Serve until SIGINT or SIGTERM; the JSON document is printed when the server has stopped. */
-async function serve(options: CollectorOptions, context: CommandContext): Promise<unknown> {
-  const token = adminToken("serve");
-  const allowOrigins = allowedOrigins(options["allow-origin"]);
-  const idRetentionMs = parseDuration(options["id-retention"]);
-  let rateLimit: RateLimit | undefined;
-  try {
-    if (options["rate-limit"] !== undefined)
-      rateLimit = parseRateLimit(options["rate-limit"], "--rate-limit");
-  } catch (error) {
-    throw new UsageError(`collector serve: ${(error as Error).message}`);
-  }
-  if (options.db !== undefined && options.postgres !== undefined)
-    throw new UsageError("collector serve: give --db or --postgres, not both");
-  if (options.clickhouse !== undefined && (options.db !== undefined || options.postgres !== undefined))
-    throw new UsageError("collector serve: give --clickhouse alone, not with --db or --postgres");
-  const shared = options.postgres !== undefined || options.clickhouse !== undefined;
-  const db = options.db ?? (shared ? undefined : "collector.duckdb");
-  const storage = await openStorage(
-    options.clickhouse !== undefined
-      ? { clickhouse: options.clickhouse }
-      : options.postgres !== undefined
-        ? { postgres: options.postgres }
-        : { duckdb: db! },
-  );
-  const collector = await startCollector({
-    storage,
-    adminToken: token,
-    host: options.host,
-    port: options.port,
-    maxBatch: options["max-batch"],
-    log: context.log,
-    allowOrigins,
-    idRetentionMs,
-    ...(rateLimit !== undefined ? { rateLimit } : {}),
-    ...(options["trust-proxy"] !== undefined ? { trustProxy: options["trust-proxy"] } : {}),
-  });
-  const started = Date.now();
-  context.log(`collector listening on ${collector.url} (storage: ${storage.backend}); stop with Ctrl-C`);
-  context.log(
-    allowOrigins.length > 0
-      ? `collector: web pages on ${allowOrigins.join(", ")} may fetch plans and post reports (CORS)`
-      : "collector: no cross-origin access (give --allow-origin for web pages on other origins)",
-  );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
-  context.log(`collector: ${signal}, stopping`);
-  await collector.close();
-  return {
-    url: collector.url,
-    storage: storage.backend,
-    ...(db !== undefined && !shared ? { db } : {}),
-    allowOrigins,
-    idRetentionMs,
-    rateLimit: rateLimit ?? null,
-    stoppedBy: signal,
-    seconds: (Date.now() - started) / 1000,
-  };
 }
 
 /** The simulated users' records: n rows of the --data spec. */
@@ -376,18 +263,20 @@ async function query(options: CollectorOptions): Promise<unknown> {
 export const collectorCommand: Command = {
   name: "collector",
   summary:
-    "Run a CALM collector (serve), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close), create a campaign of rounds under one plan (campaign). Admin token: $CALM_LDP_ADMIN_TOKEN.",
-  positionals: ["serve|simulate|status|query|close|campaign"],
+    "Run a CALM collector (serve; migrate brings a database's schema to this version), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close), create a campaign of rounds under one plan (campaign). Admin token: $CALM_LDP_ADMIN_TOKEN.",
+  positionals: ["serve|simulate|status|query|close|campaign|migrate"],
   options: {
-    db: { type: "string", description: "serve: DuckDB file (default collector.duckdb)" },
+    ...SERVE_OPTION_SPECS,
+    db: { type: "string", description: "serve/migrate: DuckDB file (serve's default collector.duckdb)" },
     postgres: {
       type: "string",
-      description: "serve: PostgreSQL URL instead of DuckDB (postgres://user:pw@host:port/db)",
+      description:
+        "serve/migrate: PostgreSQL URL instead of DuckDB (postgres://user:pw@host:port/db; or CALM_LDP_POSTGRES_URL)",
     },
     clickhouse: {
       type: "string",
       description:
-        "serve: ClickHouse cluster instead of DuckDB, one HTTP endpoint per shard (http://host:port,host:port/database?cluster=name)",
+        "serve/migrate: ClickHouse cluster instead of DuckDB, one HTTP endpoint per shard (http://host:port,host:port/database?cluster=name; or CALM_LDP_CLICKHOUSE_URL)",
     },
     host: { type: "string", description: "serve: interface to listen on", default: "127.0.0.1" },
     port: {
@@ -531,7 +420,8 @@ export const collectorCommand: Command = {
       if (value !== undefined && value !== defaults[name]?.default && !ALLOWED[subcommand].includes(name))
         throw new UsageError(`collector ${subcommand}: --${name} does not apply to ${subcommand}`);
     }
-    if (subcommand === "serve") return serve(options, context);
+    if (subcommand === "serve") return serve(options, collectorCommand.options, adminToken("serve"), context);
+    if (subcommand === "migrate") return migrate(options, collectorCommand.options);
     if (subcommand === "simulate") return simulate(options, context);
     if (subcommand === "status") return status(options);
     if (subcommand === "close") return close(options);

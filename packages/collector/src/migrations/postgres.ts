@@ -1,0 +1,151 @@
+import type pg from "pg";
+import type { SchemaVersionCheck } from "../api.js";
+import {
+  lastVersionMarked,
+  type MigrationStep,
+  migrateSchema,
+  type SchemaDb,
+  type SchemaHistory,
+  type SchemaMigration,
+} from "./runner.js";
+
+/** The PostgreSQL layout this code writes (see POSTGRES_STEPS for the earlier ones). */
+export const POSTGRES_SCHEMA_VERSION = 7;
+
+/**
+ * The slot of support counts carried over from version 3's per-cell table
+ * (live slots are random integers >= 0, see postgres-storage.ts).
+ */
+export const MIGRATED_SLOT = -1;
+
+const exists = async (db: SchemaDb, sql: string) => Number((await db.rows(sql))[0]![0]) > 0;
+const tableExists = (db: SchemaDb, table: string) =>
+  exists(
+    db,
+    `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '${table}'`,
+  );
+const indexExists = (db: SchemaDb, index: string) =>
+  exists(
+    db,
+    `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '${index}'`,
+  );
+const TOAST_TARGET = `SELECT count(*) FROM pg_class WHERE oid = to_regclass('calm_support_deltas')
+  AND reloptions @> ARRAY['toast_tuple_target=8160']`;
+
+/**
+ * The PostgreSQL layouts in the order the collector wrote them (git history of
+ * postgres-storage.ts): 1 rounds, reports (keyed), one support row per cell,
+ * counters; 2 + round state and closed rounds' counts; 3 + support counts per
+ * (round, view, cell); 4 those replaced by per-view count arrays per writer slot;
+ * 5 + support deltas per group commit; 6 deltas stored uncompressed; 7 + an index
+ * on the deltas' round.
+ */
+const POSTGRES_STEPS: readonly MigrationStep[] = [
+  {
+    to: 2,
+    what: "calm_round_state and calm_closed_counts (closing rounds, dropping their ids)",
+    run: async (db) => {
+      await db.run(`CREATE TABLE IF NOT EXISTS calm_round_state (
+        round_no INTEGER PRIMARY KEY, closed_at TEXT NOT NULL, ids_dropped_at TEXT)`);
+      await db.run(`CREATE TABLE IF NOT EXISTS calm_closed_counts (
+        round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+        PRIMARY KEY (round_no, view, cell))`);
+    },
+  },
+  {
+    to: 3,
+    what: "calm_support_counts (support counts per round, view and cell)",
+    run: (db) =>
+      db.run(`CREATE TABLE IF NOT EXISTS calm_support_counts (
+        round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+        PRIMARY KEY (round_no, view, cell))`),
+  },
+  {
+    to: 4,
+    what: `calm_support_views (per-view count arrays); calm_support_counts moved into slot ${MIGRATED_SLOT} and dropped`,
+    run: async (db) => {
+      await db.run(`CREATE TABLE IF NOT EXISTS calm_support_views (
+        round_no INTEGER NOT NULL, view INTEGER NOT NULL, slot INTEGER NOT NULL, counts BIGINT[] NOT NULL,
+        PRIMARY KEY (round_no, view, slot))`);
+      if (!(await tableExists(db, "calm_support_counts"))) return;
+      // One array per (round, view): cells 0..the highest counted one, 0 where none was.
+      await db.run(`INSERT INTO calm_support_views (round_no, view, slot, counts)
+        SELECT v.round_no, v.view, ${MIGRATED_SLOT}, array_agg(coalesce(c.count, 0) ORDER BY g.cell)
+        FROM (SELECT round_no, view, max(cell) AS top FROM calm_support_counts GROUP BY round_no, view) AS v
+        CROSS JOIN LATERAL generate_series(0, v.top) AS g(cell)
+        LEFT JOIN calm_support_counts AS c ON c.round_no = v.round_no AND c.view = v.view AND c.cell = g.cell
+        GROUP BY v.round_no, v.view
+        ON CONFLICT (round_no, view, slot) DO NOTHING`);
+      await db.run("DROP TABLE calm_support_counts");
+    },
+  },
+  {
+    to: 5,
+    what: "calm_support_deltas (support per group commit, folded into the views)",
+    run: (db) =>
+      db.run(
+        "CREATE TABLE IF NOT EXISTS calm_support_deltas (round_no INTEGER NOT NULL, counts INTEGER[] NOT NULL)",
+      ),
+  },
+  {
+    to: 6,
+    what: "calm_support_deltas stored uncompressed (toast_tuple_target = 8160)",
+    run: (db) => db.run("ALTER TABLE calm_support_deltas SET (toast_tuple_target = 8160)"),
+  },
+  {
+    to: 7,
+    what: "index calm_support_deltas_round",
+    run: (db) =>
+      db.run("CREATE INDEX IF NOT EXISTS calm_support_deltas_round ON calm_support_deltas (round_no)"),
+  },
+];
+
+function postgresHistory(create: readonly string[]): SchemaHistory {
+  return {
+    backend: "postgres",
+    current: POSTGRES_SCHEMA_VERSION,
+    create,
+    steps: POSTGRES_STEPS,
+    inferVersion: async (db) =>
+      lastVersionMarked([
+        await tableExists(db, "calm_rounds"),
+        await tableExists(db, "calm_round_state"),
+        (await tableExists(db, "calm_support_counts")) || (await tableExists(db, "calm_support_views")),
+        await tableExists(db, "calm_support_views"),
+        await tableExists(db, "calm_support_deltas"),
+        await exists(db, TOAST_TARGET),
+        await indexExists(db, "calm_support_deltas_round"),
+      ]),
+  };
+}
+
+/**
+ * Migrate the database to POSTGRES_SCHEMA_VERSION on `client`, inside the
+ * caller's transaction (which holds the migration advisory lock, so collectors
+ * starting together migrate once). `create`: the current layout for an empty
+ * database. Throws `SchemaVersionError` for a database of a newer collector.
+ */
+export async function migratePostgres(
+  client: pg.ClientBase,
+  create: readonly string[],
+): Promise<SchemaMigration> {
+  const db: SchemaDb = {
+    run: async (sql) => {
+      await client.query(sql);
+    },
+    rows: async (sql) => (await client.query({ text: sql, rowMode: "array" })).rows as unknown[][],
+  };
+  return migrateSchema(db, postgresHistory(create), await tableExists(db, "calm_schema_version"));
+}
+
+/**
+ * Readiness: a write (`checked_at` of the version row) that also reads the
+ * stored version; fails on a read-only or unreachable server.
+ */
+export const POSTGRES_READY_SQL =
+  "UPDATE calm_schema_version SET checked_at = $1 WHERE id = 1 RETURNING version::float8";
+
+/** The answer of POSTGRES_READY_SQL as a version check. */
+export function postgresVersionCheck(rows: readonly unknown[][]): SchemaVersionCheck {
+  return { found: rows.length === 0 ? 0 : Number(rows[0]![0]), expected: POSTGRES_SCHEMA_VERSION };
+}
