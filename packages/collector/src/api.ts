@@ -1,6 +1,7 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
 import type { RateLimit } from "./rate-limit.js";
+import type { TokenProtection } from "./tokens/routes.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
 export interface RoundRequest {
@@ -198,6 +199,12 @@ export interface CollectorOptions {
    * `X-Forwarded-For` is ignored (a client cannot dodge the limit by sending it).
    */
   readonly trustProxy?: string;
+  /**
+   * Protected mode (see tokens/routes.ts and docs/threat-model.md): every report
+   * spends one Privacy Pass token issued per round by `tokens.attester`'s vouching,
+   * which also fixes the report's view and id. Default: unprotected.
+   */
+  readonly tokens?: TokenProtection;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
   /**

@@ -42,4 +42,15 @@ export {
 } from "./simulate-users.js";
 export { type RunningCollector, type StartCollectorOptions, startCollector } from "./start-collector.js";
 export { supportedCells } from "./supported-cells.js";
+export {
+  type AttestationRequest,
+  type Attester,
+  addressAttester,
+  clientKeyAttester,
+  type ReportGate,
+  registerTokens,
+  type TokenProtection,
+  testAttester,
+  type Vouched,
+} from "./tokens/index.js";
 export { validateBatch } from "./validate-batch.js";

@@ -20,16 +20,17 @@ import {
   reportsBodySchema,
 } from "./schemas.js";
 import type { CollectorContext } from "./server.js";
+import type { ReportGate } from "./tokens/routes.js";
 import { validateBatch } from "./validate-batch.js";
 
 type RoundParams = { id: string };
 
 /**
  * The round endpoints of `createCollector`: create (admin), plan (public, CORS),
- * reports (public, CORS; 413 before the schema for an oversized batch, 200 only
+ * reports (public, CORS; in protected mode each report's token checked by `gate`; 413 before the schema for an oversized batch, 200 only
  * after the storage committed), status, close and marginals (admin).
  */
-export function registerRounds(context: CollectorContext): void {
+export function registerRounds(context: CollectorContext, gate?: ReportGate): void {
   const { app, storage, admin, cors, findRound, rounds } = context;
   const { maxBatch, idRetentionMs } = context.settings;
 
@@ -71,6 +72,7 @@ export function registerRounds(context: CollectorContext): void {
     async (request) => {
       const round = await findRound(request.params.id);
       const accepted = validateBatch(round.id, round.plan, request.body);
+      await gate?.(round, request.body.reports as readonly { id: string; view: number; token?: string }[]); // protected mode: each report spends a valid token
       const result = await storage.storeReports(round, accepted);
       return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
     },

@@ -35,6 +35,7 @@ export function reportsBodySchema(maxBitsLength: number) {
             view: { type: "integer", minimum: 0, maximum: 2 ** 31 - 1 },
             value: { type: "integer", minimum: 0, maximum: 2 ** 32 - 1 },
             bits: { type: "string", maxLength: maxBitsLength, pattern: BASE64 },
+            token: { type: "string", maxLength: 1024, pattern: BASE64 },
           },
         },
       },
