@@ -15,6 +15,8 @@ export interface RoundRequest {
   readonly n: number;
   /** Error threshold of CALM's Algorithm 1 (default 0.001). */
   readonly theta?: number;
+  /** Force one oracle for every view (default "adaptive": GRR when cells - 2 < 3 e^eps, else OUE). */
+  readonly oracle?: "adaptive" | "grr" | "oue" | "sue";
   /** Set by the collector on the rounds of a campaign (see campaigns.ts); never accepted from a request. */
   readonly campaign?: CampaignTag;
 }

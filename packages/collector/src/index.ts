@@ -15,6 +15,20 @@ export type {
   StoreResult,
   SupportCounts,
 } from "./api.js";
+export {
+  ATTACKS,
+  type AttackName,
+  type AttackResult,
+  type AttackTarget,
+  craftReport,
+  parseTarget,
+  protectedKey,
+  type RunAttackOptions,
+  releasedCell,
+  runAttack,
+  targetView,
+  tokenUsers,
+} from "./attacks/index.js";
 export { bearerChecker } from "./auth.js";
 export { decodeBase64 } from "./base64-decode.js";
 export { CorsPolicy, parseAllowedOrigins } from "./cors.js";

@@ -15,6 +15,13 @@ import { seededRng } from "@calm-ldp/random";
 import { type Command, type CommandContext, UsageError } from "../cli-kit.js";
 import { loadPopulation } from "../harness/load.js";
 import {
+  ATTACK_OPTION_SPECS,
+  type AttackOptions,
+  attackRound,
+  honestReporter,
+  tokenProtection,
+} from "./collector-attack.js";
+import {
   type CampaignCall,
   type CampaignOptions,
   createCampaign,
@@ -28,7 +35,7 @@ const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign"
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 /** The collector command's options: the campaign subcommands' (`CampaignOptions`) and the rest. */
-interface CollectorOptions extends Omit<CampaignOptions, "url"> {
+interface CollectorOptions extends Omit<CampaignOptions, "url">, AttackOptions {
   db?: string;
   postgres?: string;
   clickhouse?: string;
@@ -44,6 +51,7 @@ interface CollectorOptions extends Omit<CampaignOptions, "url"> {
   data: string;
   d: number;
   "retry-for": number;
+  oracle?: string;
 }
 
 /** Which options each subcommand reads (anything else given is a usage error). */
@@ -59,6 +67,9 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "id-retention",
     "rate-limit",
     "trust-proxy",
+    "require-tokens",
+    "attester",
+    "token-key-dir",
   ],
   simulate: [
     "url",
@@ -78,6 +89,10 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "rounds",
     "change-rate",
     "max-eps",
+    "attack",
+    "fraction",
+    "target",
+    "oracle",
   ],
   status: ["url", "round"],
   query: ["url", "round", "attrs", "campaign", "from", "to", "interval"],
@@ -183,9 +198,11 @@ async function serve(options: CollectorOptions, context: CommandContext): Promis
         ? { postgres: options.postgres }
         : { duckdb: db! },
   );
+  const tokens = tokenProtection(options);
   const collector = await startCollector({
     storage,
     adminToken: token,
+    ...(tokens ? { tokens } : {}),
     host: options.host,
     port: options.port,
     maxBatch: options["max-batch"],
@@ -252,6 +269,7 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
       k: options.k,
       n: options.n,
       ...(options.theta !== undefined ? { theta: options.theta } : {}),
+      ...(options.oracle !== undefined ? { oracle: options.oracle } : {}),
     });
     round = created.round as string;
     plan = readPlan(created.plan);
@@ -272,16 +290,25 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
   context.log(
     `collector simulate: ${options.n} users, ${options.concurrency} concurrent batches of ${options.batch}`,
   );
+  const rng = options["perturb-seed"] !== undefined ? seededRng(options["perturb-seed"], 7) : undefined;
+  const { key, reportFor } = await honestReporter(url, round, plan, rng);
   const result = await simulateUsers({
     url,
     round,
     plan,
     records,
+    ...(reportFor ? { reportFor } : {}),
     concurrency: options.concurrency,
     batchSize: options.batch,
     retryForMs: options["retry-for"] * 1000,
-    ...(options["perturb-seed"] !== undefined ? { rng: seededRng(options["perturb-seed"], 7) } : {}),
+    ...(rng ? { rng } : {}),
   });
+  const attack = await attackRound(
+    options,
+    { url, round, plan, adminToken: adminToken("simulate"), records },
+    key,
+    rng,
+  );
   if (result.unacknowledged > 0)
     context.log(
       `collector simulate: ${result.unacknowledged} reports were never acknowledged (collector unreachable)`,
@@ -297,6 +324,8 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     unacknowledged: result.unacknowledged,
     retries: result.retries,
     ...(result.rejected > 0 ? { rejectedReasons: result.rejectedReasons } : {}),
+    protected: key !== undefined,
+    ...(attack ? { attack } : {}),
   };
 }
 
@@ -418,6 +447,12 @@ export const collectorCommand: Command = {
       type: "string",
       description:
         "serve: reverse proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client for --rate-limit; default none (the socket's address counts)",
+    },
+    ...ATTACK_OPTION_SPECS,
+    oracle: {
+      type: "string",
+      choices: ["adaptive", "grr", "oue", "sue"],
+      description: "simulate: force one oracle for every view of the new round (default adaptive)",
     },
     url: { type: "string", description: "simulate/status/query/close: the collector's base URL" },
     round: {
