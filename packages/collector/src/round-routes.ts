@@ -3,6 +3,7 @@ import { CannotRunError } from "@calm-ldp/errors";
 import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
 import { roundEstimateOptions } from "./campaigns.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
 import {
   type EstimatedMarginal,
@@ -85,7 +86,8 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       const round = await findRound(request.params.id);
       const counts: RoundCounts = await storage.counts(round);
       const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
-      return { round: round.id, ...counts, ...state, idsHeld };
+      // Statistical flags (defences/view-balance.ts): views off their expected share.
+      return { round: round.id, ...counts, ...state, idsHeld, flags: viewBalanceFlags(counts.perView) };
     },
   );
 

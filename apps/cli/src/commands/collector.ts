@@ -342,6 +342,7 @@ async function status(options: CollectorOptions): Promise<unknown> {
     closedAt: answer.closedAt ?? null,
     idsDroppedAt: answer.idsDroppedAt ?? null,
     idsHeld: answer.idsHeld,
+    flags: answer.flags ?? [],
   };
 }
 
