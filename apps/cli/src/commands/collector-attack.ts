@@ -100,6 +100,14 @@ export async function honestReporter(url: string, round: string, plan: CalmPlan,
   return { key, reportFor: tokenUsers(url, plan, key, rng ?? cryptoRng(), `honest-${randomUUID()}`) };
 }
 
+/** `--attack` and `--target` go together (checked before anything is sent). */
+export function checkAttackOptions(options: AttackOptions): void {
+  if (options.attack === undefined && options.target !== undefined)
+    throw new UsageError("collector simulate: --target needs --attack");
+  if (options.attack !== undefined && options.target === undefined)
+    throw new UsageError("collector simulate: --attack needs --target <attrs>=<values>");
+}
+
 /** Run `--attack` against the round after its honest users: the `attack` object of the JSON output. */
 export async function attackRound(
   options: AttackOptions,

@@ -18,6 +18,7 @@ import {
   ATTACK_OPTION_SPECS,
   type AttackOptions,
   attackRound,
+  checkAttackOptions,
   honestReporter,
   tokenProtection,
 } from "./collector-attack.js";
@@ -257,6 +258,9 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     throw new UsageError("collector simulate: give --campaign or --round, not both");
   if (options.campaign === undefined && (options.rounds !== 1 || options["change-rate"] !== 0))
     throw new UsageError("collector simulate: --rounds and --change-rate need --campaign");
+  checkAttackOptions(options);
+  if (options.campaign !== undefined && options.attack !== undefined)
+    throw new UsageError("collector simulate: --attack runs on one round, not with --campaign");
   const records = await loadRecords(options);
   if (options.campaign !== undefined)
     return simulateCampaign(campaignCall("simulate", options, url), records, context);
