@@ -1,15 +1,7 @@
-import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPair,
-  type KeyObject,
-  webcrypto,
-} from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TOKEN_TYPE } from "@calm-ldp/client/tokens";
-import { publicVerif, TokenChallenge } from "@cloudflare/privacypass-ts";
 
 /**
  * One window's token key (a window is one round: every round, campaign rounds
@@ -32,6 +24,50 @@ export interface WindowKey {
 }
 
 const sha256 = (bytes: Uint8Array | string) => new Uint8Array(createHash("sha256").update(bytes).digest());
+
+/** A DER length. */
+function derLength(length: number): number[] {
+  if (length < 0x80) return [length];
+  const bytes: number[] = [];
+  for (let l = length; l > 0; l >>= 8) bytes.unshift(l & 0xff);
+  return [0x80 | bytes.length, ...bytes];
+}
+
+/**
+ * AlgorithmIdentifier of RSASSA-PSS with SHA-384, MGF1-SHA-384 and a 48-byte salt
+ * (RFC 4055 §3.1), the parameters RFC 9578 §6.5 names token keys with.
+ */
+const PSS_SHA384 = Buffer.from(
+  "303d06092a864886f70d01010a3030a00d300b0609608648016503040202a11a301806092a864886f70d010108300b0609608648016503040202a203020130",
+  "hex",
+);
+
+/** SubjectPublicKeyInfo { RSASSA-PSS SHA-384 parameters, BIT STRING { RSAPublicKey } }: the bytes a token key id hashes. */
+function pssSpki(pkcs1: Uint8Array): Uint8Array {
+  const bits = [0x03, ...derLength(pkcs1.length + 1), 0x00, ...pkcs1];
+  const body = [...PSS_SHA384, ...bits];
+  return Uint8Array.from([0x30, ...derLength(body.length), ...body]);
+}
+
+/**
+ * TokenChallenge (RFC 9577 §2.1): token_type (2 bytes), issuer_name (2-byte
+ * length), redemption_context (1-byte length, 32 bytes here), origin_info (2-byte
+ * length, empty: any origin).
+ */
+function tokenChallenge(issuerName: string, redemptionContext: Uint8Array): Uint8Array {
+  const name = new TextEncoder().encode(issuerName);
+  return Uint8Array.from([
+    TOKEN_TYPE >> 8,
+    TOKEN_TYPE & 0xff,
+    name.length >> 8,
+    name.length & 0xff,
+    ...name,
+    redemptionContext.length,
+    ...redemptionContext,
+    0,
+    0,
+  ]);
+}
 
 /**
  * The issuer's keys, one RSA-2048 key per round, made on first use. Without
@@ -64,16 +100,8 @@ export class TokenKeyring {
     const pem = await this.#privatePem(round);
     const privateKey = createPrivateKey(pem);
     const publicKey = createPublicKey(privateKey);
-    const spki = publicKey.export({ type: "spki", format: "der" });
-    const cryptoKey = await webcrypto.subtle.importKey(
-      "spki",
-      spki,
-      { name: "RSA-PSS", hash: "SHA-384" },
-      true,
-      ["verify"],
-    );
-    const publicKeyBytes = await publicVerif.getPublicKeyBytes(cryptoKey as CryptoKey);
-    const challenge = new TokenChallenge(TOKEN_TYPE, this.issuerName, sha256(round), []).serialize();
+    const publicKeyBytes = pssSpki(new Uint8Array(publicKey.export({ type: "pkcs1", format: "der" })));
+    const challenge = tokenChallenge(this.issuerName, sha256(round));
     return {
       round,
       privateKey,
