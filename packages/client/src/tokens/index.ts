@@ -23,7 +23,18 @@ import {
 } from "./wire.js";
 
 export { type RsaPublicKey, toBytes } from "./blind-rsa.js";
-export { reportIdOfToken, rsaKeyOfSpki, TOKEN_BYTES, TOKEN_TYPE, viewOfToken } from "./wire.js";
+export {
+  ID_LABEL,
+  reportIdOfDigest,
+  reportIdOfToken,
+  rsaKeyOfSpki,
+  TOKEN_BYTES,
+  TOKEN_INPUT_BYTES,
+  TOKEN_TYPE,
+  VIEW_LABEL,
+  viewOfDigest,
+  viewOfToken,
+} from "./wire.js";
 
 /** `GET /v1/rounds/:id/token-key`: what a device needs to ask for tokens of a protected round. */
 export interface TokenKeyResponse {

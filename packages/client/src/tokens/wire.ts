@@ -69,8 +69,26 @@ export async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
   return new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", concat(...parts)));
 }
 
-const VIEW_LABEL = new TextEncoder().encode("calm-ldp token view v1");
-const ID_LABEL = new TextEncoder().encode("calm-ldp token report id v1");
+/** Domain-separation label of the view hash. */
+export const VIEW_LABEL = new TextEncoder().encode("calm-ldp token view v1");
+/** Domain-separation label of the report-id hash. */
+export const ID_LABEL = new TextEncoder().encode("calm-ldp token report id v1");
+
+/** The view for SHA-256(VIEW_LABEL || authenticator) = `digest` (see {@link viewOfToken}). O(1). */
+export function viewOfDigest(digest: Uint8Array, views: number): number {
+  let u = 0;
+  for (let i = 0; i < 6; i++) u = u * 256 + digest[i]!;
+  return Math.floor((u / 2 ** 48) * views);
+}
+
+/** The report id for SHA-256(ID_LABEL || token) = `digest` (see {@link reportIdOfToken}). O(1). */
+export function reportIdOfDigest(digest: Uint8Array): string {
+  const d = digest.slice(0, 16);
+  d[6] = (d[6]! & 0x0f) | 0x40;
+  d[8] = (d[8]! & 0x3f) | 0x80;
+  const hex = Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /**
  * The view a token binds its report to: floor(u m) for u the first 48 bits of
@@ -82,10 +100,7 @@ const ID_LABEL = new TextEncoder().encode("calm-ldp token report id v1");
  * client's choice. O(1).
  */
 export async function viewOfToken(token: Uint8Array, views: number): Promise<number> {
-  const digest = await sha256(VIEW_LABEL, token.subarray(TOKEN_INPUT_BYTES));
-  let u = 0;
-  for (let i = 0; i < 6; i++) u = u * 256 + digest[i]!;
-  return Math.floor((u / 2 ** 48) * views);
+  return viewOfDigest(await sha256(VIEW_LABEL, token.subarray(TOKEN_INPUT_BYTES)), views);
 }
 
 /**
@@ -96,9 +111,5 @@ export async function viewOfToken(token: Uint8Array, views: number): Promise<num
  * stays idempotent. Unlinkable to issuance: the issuer never saw the token. O(1).
  */
 export async function reportIdOfToken(token: Uint8Array): Promise<string> {
-  const d = await sha256(ID_LABEL, token);
-  d[6] = (d[6]! & 0x0f) | 0x40;
-  d[8] = (d[8]! & 0x3f) | 0x80;
-  const hex = Array.from(d.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return reportIdOfDigest(await sha256(ID_LABEL, token));
 }

@@ -1,5 +1,13 @@
-import { constants, verify } from "node:crypto";
-import { reportIdOfToken, TOKEN_BYTES, TOKEN_TYPE, viewOfToken } from "@calm-ldp/client/tokens";
+import { constants, createHash, verify } from "node:crypto";
+import {
+  ID_LABEL,
+  reportIdOfDigest,
+  TOKEN_BYTES,
+  TOKEN_INPUT_BYTES,
+  TOKEN_TYPE,
+  VIEW_LABEL,
+  viewOfDigest,
+} from "@calm-ldp/client/tokens";
 import { decodeBase64 } from "../base64-decode.js";
 import { reject } from "../errors.js";
 import type { WindowKey } from "./keyring.js";
@@ -13,6 +21,9 @@ interface TokenWire {
   readonly token?: string;
 }
 
+const sha256 = (label: Uint8Array, bytes: Uint8Array) =>
+  new Uint8Array(createHash("sha256").update(label).update(bytes).digest());
+
 /**
  * Check every report of a batch against the round's token key, all or nothing:
  * a token is present (401 `token-required`), is a canonical base64 type-0x0002
@@ -23,11 +34,11 @@ interface TokenWire {
  * de-duplicates ids across collector processes and restarts. O(1) RSA verification
  * (e = 65537) and three hashes per report.
  */
-export async function checkTokenReports(
+export function checkTokenReports(
   key: WindowKey,
   views: number,
   reports: readonly TokenWire[],
-): Promise<void> {
+): void {
   for (const [index, report] of reports.entries()) {
     const where = `report ${index}`;
     if (typeof report.token !== "string")
@@ -54,14 +65,15 @@ export async function checkTokenReports(
       token.subarray(98),
     );
     if (!signed) reject(403, "token-invalid", `${where}: the token's signature does not verify`);
-    const view = await viewOfToken(token, views);
+    // The client's derivations (viewOfToken, reportIdOfToken) with synchronous hashing.
+    const view = viewOfDigest(sha256(VIEW_LABEL, token.subarray(TOKEN_INPUT_BYTES)), views);
     if (report.view !== view)
       reject(
         403,
         "token-view-mismatch",
         `${where}: the token fixes view ${view}, the report claims ${report.view}`,
       );
-    if (report.id !== (await reportIdOfToken(token)))
+    if (report.id !== reportIdOfDigest(sha256(ID_LABEL, token)))
       reject(403, "token-id-mismatch", `${where}: the report id must be the token's (reportIdOfToken)`);
   }
 }
