@@ -34,11 +34,7 @@ const sha256 = (label: Uint8Array, bytes: Uint8Array) =>
  * de-duplicates ids across collector processes and restarts. O(1) RSA verification
  * (e = 65537) and three hashes per report.
  */
-export function checkTokenReports(
-  key: WindowKey,
-  views: number,
-  reports: readonly TokenWire[],
-): void {
+export function checkTokenReports(key: WindowKey, views: number, reports: readonly TokenWire[]): void {
   for (const [index, report] of reports.entries()) {
     const where = `report ${index}`;
     if (typeof report.token !== "string")
