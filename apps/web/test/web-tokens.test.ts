@@ -14,7 +14,7 @@ import {
   launchChromium,
   serveTestPage,
 } from "./browser-support.js";
-import { spawnCli } from "./cli-process.js";
+import { serveCollectorCli } from "./cli-process.js";
 
 /**
  * Protected mode in a real browser: Debian's Chromium loads a page (origin A) holding
@@ -32,41 +32,6 @@ const missing = chromiumOrSkip(
   "the protected-mode browser test (apps/web/test/web-tokens.test.ts)",
 );
 
-function serveCollector(db: string, allowOrigin: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawnCli(
-    [
-      "collector",
-      "serve",
-      "--db",
-      db,
-      "--port",
-      "0",
-      "--allow-origin",
-      allowOrigin,
-      "--require-tokens",
-      "--attester",
-      "test",
-    ],
-    { CALM_LDP_ADMIN_TOKEN: TOKEN },
-  );
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    const timer = setTimeout(
-      () => reject(new Error(`collector serve did not start in 60 s: ${stderr}`)),
-      60_000,
-    );
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]! });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`collector serve exited with ${code}: ${stderr}`)));
-  });
-}
-
 const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
 
 describe.skipIf(missing !== undefined)("protected-mode reports from a page in headless Chromium", () => {
@@ -78,7 +43,11 @@ describe.skipIf(missing !== undefined)("protected-mode reports from a page in he
   beforeAll(async () => {
     const script = await bundlePage(PAGE_DIR);
     site = await serveTestPage(PAGE_DIR, script);
-    collector = await serveCollector(join(dir, "collector.duckdb"), site.origin);
+    collector = await serveCollectorCli(join(dir, "collector.duckdb"), site.origin, TOKEN, [
+      "--require-tokens",
+      "--attester",
+      "test",
+    ]);
     context = await launchChromium(join(dir, "profile"));
   }, 180_000);
 
