@@ -25,6 +25,40 @@ export function spawnCli(argv: readonly string[], env: Record<string, string> = 
   });
 }
 
+/**
+ * `calm-ldp collector serve --db <db> --port 0 --allow-origin <origin> [...extra]` in its own
+ * process with `adminToken`; resolves with the process and its URL once it listens (60 s at most).
+ */
+export function serveCollectorCli(
+  db: string,
+  allowOrigin: string,
+  adminToken: string,
+  extra: readonly string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawnCli(
+    ["collector", "serve", "--db", db, "--port", "0", "--allow-origin", allowOrigin, ...extra],
+    {
+      CALM_LDP_ADMIN_TOKEN: adminToken,
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    const timer = setTimeout(
+      () => reject(new Error(`collector serve did not start in 60 s: ${stderr}`)),
+      60_000,
+    );
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]! });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`collector serve exited with ${code}: ${stderr}`)));
+  });
+}
+
 /** Run `calm-ldp <argv> --json` to the end; resolves with its parsed JSON, rejects with its stderr. */
 export function runCliJson<T = Record<string, unknown>>(argv: readonly string[]): Promise<T> {
   return new Promise((resolve, reject) => {

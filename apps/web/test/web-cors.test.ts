@@ -14,7 +14,7 @@ import {
   launchChromium,
   serveTestPage,
 } from "./browser-support.js";
-import { spawnCli } from "./cli-process.js";
+import { serveCollectorCli } from "./cli-process.js";
 
 /**
  * Cross-origin reports in a real browser: Debian's Chromium (playwright-core) loads a
@@ -35,29 +35,6 @@ const missing = chromiumOrSkip(
   "the cross-origin browser test (apps/web/test/web-cors.test.ts)",
 );
 
-/** `calm-ldp collector serve` in its own process; resolves with its URL once it listens. */
-function serveCollector(db: string, allowOrigin: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawnCli(["collector", "serve", "--db", db, "--port", "0", "--allow-origin", allowOrigin], {
-    CALM_LDP_ADMIN_TOKEN: TOKEN,
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    const timer = setTimeout(
-      () => reject(new Error(`collector serve did not start in 60 s: ${stderr}`)),
-      60_000,
-    );
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]! });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`collector serve exited with ${code}: ${stderr}`)));
-  });
-}
-
 const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
 
 describe.skipIf(missing !== undefined)("cross-origin reports from a page in headless Chromium", () => {
@@ -71,7 +48,7 @@ describe.skipIf(missing !== undefined)("cross-origin reports from a page in head
     const script = await bundlePage(PAGE_DIR);
     allowed = await serveTestPage(PAGE_DIR, script);
     other = await serveTestPage(PAGE_DIR, script);
-    collector = await serveCollector(join(dir, "collector.duckdb"), allowed.origin);
+    collector = await serveCollectorCli(join(dir, "collector.duckdb"), allowed.origin, TOKEN);
     context = await launchChromium(join(dir, "profile"));
   }, 180_000);
 

@@ -9,6 +9,8 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const packages = join(here, "..", "..");
 /** The size budget of the browser bundle: 12 KB gzipped. */
 const BUDGET_BYTES = 12 * 1024;
+/** The tokens subpath's budget (it bundles createReport too): 14 KB gzipped. */
+const TOKENS_BUDGET_BYTES = 14 * 1024;
 
 /**
  * Sibling packages resolve to their sources (`src/index.ts`), or to their built
@@ -31,12 +33,12 @@ function siblings(kind: "src" | "dist"): Plugin {
   };
 }
 
-async function bundle(kind: "src" | "dist", only?: string) {
+async function bundle(kind: "src" | "dist", only?: string, entryFile = "index.ts") {
   const entry = only
     ? {
         stdin: { contents: `export { ${only} } from "./index.ts";`, resolveDir: here, loader: "ts" as const },
       }
-    : { entryPoints: [join(here, "index.ts")] };
+    : { entryPoints: [join(here, entryFile)] };
   const result = await build({
     ...entry,
     bundle: true,
@@ -134,4 +136,18 @@ describe("browser bundle", () => {
       expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
     },
   );
+
+  it(`the tokens subpath (@calm-ldp/client/tokens) is its own bundle, at most ${TOKENS_BUDGET_BYTES} bytes gzipped; the base entry holds none of it`, async () => {
+    const tokens = await bundle("src", undefined, "tokens/index.ts");
+    const inputs = Object.keys(Object.values(tokens.result.metafile.outputs)[0]!.inputs);
+    console.log(
+      `client tokens bundle (blind RSA, token wire, createTokenReport with createReport): ${tokens.code.length} bytes minified, ${tokens.gzipped} bytes gzipped`,
+    );
+    expect(tokens.gzipped).toBeLessThanOrEqual(TOKENS_BUDGET_BYTES);
+    expect(inputs.some((path) => path.startsWith("node:"))).toBe(false);
+    const base = await bundle("src");
+    const baseInputs = Object.keys(Object.values(base.result.metafile.outputs)[0]!.inputs);
+    expect(baseInputs.filter((path) => /src\/tokens\//.test(path))).toEqual([]);
+    expect(new TextDecoder().decode(base.code)).not.toMatch(/calm-ldp token view/);
+  });
 });

@@ -9,7 +9,8 @@ import type {
 import { CollectorResponseError } from "./errors.js";
 import { readPlan } from "./read-plan.js";
 
-async function call(url: string, init: RequestInit, options: HttpOptions): Promise<unknown> {
+/** @internal One JSON request: the body, or `CollectorResponseError` with the collector's reason. */
+export async function call(url: string, init: RequestInit, options: HttpOptions): Promise<unknown> {
   const response = await (options.fetch ?? fetch)(url, { ...init, signal: options.signal ?? null });
   const body = (await response.json().catch(() => ({}))) as { reason?: string; message?: string };
   if (!response.ok) {
@@ -22,7 +23,8 @@ async function call(url: string, init: RequestInit, options: HttpOptions): Promi
   return body;
 }
 
-const roundUrl = (base: string, round: string, path: string): string =>
+/** @internal `<base>/v1/rounds/<round>/<path>`. */
+export const roundUrl = (base: string, round: string, path: string): string =>
   `${base.replace(/\/+$/, "")}/v1/rounds/${encodeURIComponent(round)}/${path}`;
 
 /**

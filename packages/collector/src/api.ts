@@ -2,6 +2,7 @@ import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
 import type { SchemaMigration } from "./migrations/runner.js";
 import type { RateLimit } from "./rate-limit.js";
+import type { TokenProtection } from "./tokens/routes.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
 export interface RoundRequest {
@@ -15,6 +16,8 @@ export interface RoundRequest {
   readonly n: number;
   /** Error threshold of CALM's Algorithm 1 (default 0.001). */
   readonly theta?: number;
+  /** Force one oracle for every view (default "adaptive": GRR when cells - 2 < 3 e^eps, else OUE). */
+  readonly oracle?: "adaptive" | "grr" | "oue" | "sue";
   /** Set by the collector on the rounds of a campaign (see campaigns.ts); never accepted from a request. */
   readonly campaign?: CampaignTag;
 }
@@ -233,6 +236,12 @@ export interface CollectorOptions {
    * `X-Forwarded-For` is ignored (a client cannot dodge the limit by sending it).
    */
   readonly trustProxy?: string;
+  /**
+   * Protected mode (see tokens/routes.ts and docs/threat-model.md): every report
+   * spends one Privacy Pass token issued per round by `tokens.attester`'s vouching,
+   * which also fixes the report's view and id. Default: unprotected.
+   */
+  readonly tokens?: TokenProtection;
   /**
    * Structured logs (Fastify's pino logger, JSON lines): one per refused report
    * batch (`event: "batch-refused"`, its reason and reports), per storage state

@@ -24,7 +24,10 @@ export function planRound(request: RoundRequest, now: Date = new Date()): Omit<S
       reject(400, "invalid-round", `k must be <= d = ${schema.attributes.length} (got ${request.k})`);
     plan = planCalm(
       { schema, n: request.n, eps: request.eps, k: request.k },
-      request.theta !== undefined ? { theta: request.theta } : {},
+      {
+        ...(request.theta !== undefined ? { theta: request.theta } : {}),
+        ...(request.oracle !== undefined ? { oracle: request.oracle } : {}),
+      },
     );
     readPlan(JSON.parse(JSON.stringify(plan)));
   } catch (error) {

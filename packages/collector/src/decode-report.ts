@@ -6,7 +6,8 @@ function wireError(where: string, problem: WireProblem, detail: string): never {
   throw new WireFormatError(`${where}: ${detail}`, problem);
 }
 
-const FIELDS = new Set(["id", "view", "value", "bits"]);
+/** `token`: checked by the protected mode's report gate (tokens/check-reports.ts), ignored here. */
+const FIELDS = new Set(["id", "view", "value", "bits", "token"]);
 
 /**
  * Parse one wire report (the format of @calm-ldp/client's `WireReport`) strictly

@@ -17,6 +17,20 @@ export type {
   StoreResult,
   SupportCounts,
 } from "./api.js";
+export {
+  ATTACKS,
+  type AttackName,
+  type AttackResult,
+  type AttackTarget,
+  craftReport,
+  parseTarget,
+  protectedKey,
+  type RunAttackOptions,
+  releasedCell,
+  runAttack,
+  targetView,
+  tokenUsers,
+} from "./attacks/index.js";
 export { bearerChecker } from "./auth.js";
 export { decodeBase64 } from "./base64-decode.js";
 export { CorsPolicy, parseAllowedOrigins } from "./cors.js";
@@ -48,4 +62,15 @@ export {
 } from "./simulate-users.js";
 export { type RunningCollector, type StartCollectorOptions, startCollector } from "./start-collector.js";
 export { supportedCells } from "./supported-cells.js";
+export {
+  type AttestationRequest,
+  type Attester,
+  addressAttester,
+  clientKeyAttester,
+  type ReportGate,
+  registerTokens,
+  type TokenProtection,
+  testAttester,
+  type Vouched,
+} from "./tokens/index.js";
 export { validateBatch } from "./validate-batch.js";

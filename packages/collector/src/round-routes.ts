@@ -3,6 +3,7 @@ import { CannotRunError } from "@calm-ldp/errors";
 import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
 import { roundEstimateOptions } from "./campaigns.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
 import {
   type EstimatedMarginal,
@@ -20,16 +21,17 @@ import {
   reportsBodySchema,
 } from "./schemas.js";
 import type { CollectorContext } from "./server.js";
+import type { ReportGate } from "./tokens/routes.js";
 import { validateBatch } from "./validate-batch.js";
 
 type RoundParams = { id: string };
 
 /**
  * The round endpoints of `createCollector`: create (admin), plan (public, CORS),
- * reports (public, CORS; 413 before the schema for an oversized batch, 200 only
+ * reports (public, CORS; in protected mode each report's token checked by `gate`; 413 before the schema for an oversized batch, 200 only
  * after the storage committed), status, close and marginals (admin).
  */
-export function registerRounds(context: CollectorContext): void {
+export function registerRounds(context: CollectorContext, gate?: ReportGate): void {
   const { app, storage, admin, cors, findRound, rounds } = context;
   const { maxBatch, idRetentionMs } = context.settings;
 
@@ -71,6 +73,7 @@ export function registerRounds(context: CollectorContext): void {
     async (request) => {
       const round = await findRound(request.params.id);
       const accepted = validateBatch(round.id, round.plan, request.body);
+      await gate?.(round, request.body.reports as readonly { id: string; view: number; token?: string }[]); // protected mode: each report spends a valid token
       const result = await storage.storeReports(round, accepted);
       context.metrics.stored(result);
       return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
@@ -84,7 +87,8 @@ export function registerRounds(context: CollectorContext): void {
       const round = await findRound(request.params.id);
       const counts: RoundCounts = await storage.counts(round);
       const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
-      return { round: round.id, ...counts, ...state, idsHeld };
+      // Statistical flags (defences/view-balance.ts): views off their expected share.
+      return { round: round.id, ...counts, ...state, idsHeld, flags: viewBalanceFlags(counts.perView) };
     },
   );
 

@@ -35,6 +35,7 @@ export function reportsBodySchema(maxBitsLength: number) {
             view: { type: "integer", minimum: 0, maximum: 2 ** 31 - 1 },
             value: { type: "integer", minimum: 0, maximum: 2 ** 32 - 1 },
             bits: { type: "string", maxLength: maxBitsLength, pattern: BASE64 },
+            token: { type: "string", maxLength: 1024, pattern: BASE64 },
           },
         },
       },
@@ -42,7 +43,7 @@ export function reportsBodySchema(maxBitsLength: number) {
   } as const;
 }
 
-/** The body of `POST /v1/rounds`: a schema of 1..64 attributes, eps, k, n and optionally theta. */
+/** The body of `POST /v1/rounds`: a schema of 1..64 attributes, eps, k, n and optionally theta and oracle. */
 export const ROUND_BODY = {
   type: "object",
   required: ["schema", "eps", "k", "n"],
@@ -80,6 +81,7 @@ export const ROUND_BODY = {
     k: { type: "integer", minimum: 1, maximum: 64 },
     n: { type: "integer", minimum: 1, maximum: 1e10 },
     theta: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+    oracle: { type: "string", enum: ["adaptive", "grr", "oue", "sue"] },
   },
 } as const;
 

@@ -19,6 +19,7 @@ import { RateLimiter } from "./rate-limit.js";
 import { registerRounds } from "./round-routes.js";
 import { PLAN_ROUTE, REPORTS_ROUTE } from "./schemas.js";
 import { RETRY_AFTER_SECONDS, StorageHealth } from "./storage-health.js";
+import { registerTokens } from "./tokens/routes.js";
 
 /** Fastify's own client errors, by code: the collector's status and reason for each. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
@@ -110,7 +111,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   answerPreflights(context);
   registerHealth(context);
   if (options.metricsRoute !== false) registerMetricsRoute(context.app, context.metrics);
-  registerRounds(context);
+  const gate = options.tokens ? registerTokens(context, options.tokens) : undefined;
+  registerRounds(context, gate);
   registerCampaigns(context.app, {
     storage: context.storage,
     admin: context.admin,

@@ -35,6 +35,11 @@ export interface SimulateUsersOptions {
   readonly retryForMs?: number;
   /** Time limit of one HTTP attempt (default 10,000 ms). */
   readonly attemptTimeoutMs?: number;
+  /**
+   * How one user makes her report (default: `createReport` with `rng`); e.g. a
+   * protected round's users obtain a token and spend it (`tokenUsers` in attacks/).
+   */
+  readonly reportFor?: (record: readonly number[], user: number) => WireReport | Promise<WireReport>;
   /** Called with every acknowledged batch (the exact reports the collector stored or had stored). */
   readonly onAcknowledged?: (reports: readonly WireReport[], ack: BatchAcknowledgement) => void;
   /** Called when a batch is refused (4xx): the reports and the collector's reason. */
@@ -178,18 +183,19 @@ export async function simulateUsers(options: SimulateUsersOptions): Promise<Simu
   };
   const started = performance.now();
 
-  const makeBatch = (index: number): WireReport[] => {
-    const reports: WireReport[] = [];
-    const record = new Array<number>(d);
+  const reportFor = options.reportFor ?? ((record: readonly number[]) => createReport(plan, record, { rng }));
+  const makeBatch = async (index: number): Promise<WireReport[]> => {
+    const reports: Promise<WireReport>[] = [];
     for (let r = index * batchSize, end = Math.min(users, r + batchSize); r < end; r++) {
+      const record = new Array<number>(d);
       for (let a = 0; a < d; a++) record[a] = records.columns[a]![r]!;
-      reports.push(createReport(plan, record, { rng }));
+      reports.push(Promise.resolve(reportFor(record, r)));
     }
-    return reports;
+    return Promise.all(reports);
   };
 
   const sendOne = async (index: number): Promise<void> => {
-    const reports = makeBatch(index);
+    const reports = await makeBatch(index);
     const url = urls[index % urls.length]!;
     const outcome = await retrying(
       (signal) => sendReports(url, options.round, reports, { signal }),

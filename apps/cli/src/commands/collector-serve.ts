@@ -9,6 +9,7 @@ import {
 } from "@calm-ldp/collector";
 import { InvalidParameterError } from "@calm-ldp/errors";
 import { type CommandContext, type OptionSpec, UsageError } from "../cli-kit.js";
+import { tokenProtection } from "./collector-attack.js";
 import { maskedConfiguration, readCollectorConfig, SECRET_VARIABLES } from "./collector-config.js";
 
 /** What `collector serve` and `collector migrate` read (command-line names). */
@@ -26,6 +27,9 @@ export interface ServeOptions {
   "id-retention": string;
   "rate-limit"?: string;
   "trust-proxy"?: string;
+  "require-tokens"?: boolean;
+  attester: string;
+  "token-key-dir"?: string;
 }
 
 /** The options of `serve` (every one may also be a key of its --config file, but `config`). */
@@ -43,6 +47,9 @@ export const SERVE_OPTIONS = [
   "id-retention",
   "rate-limit",
   "trust-proxy",
+  "require-tokens",
+  "attester",
+  "token-key-dir",
 ] as const;
 
 /** The options `serve` adds to the collector command (the others are declared there). */
@@ -189,9 +196,11 @@ export async function serve(
   context.log(`collector: configuration ${JSON.stringify(configuration)}`);
   const storage = await openStorage(location);
   const logLevel = options["log-level"] ?? "info";
+  const tokens = tokenProtection(options);
   const collector = await startCollector({
     storage,
     adminToken: token,
+    ...(tokens ? { tokens } : {}),
     host: options.host,
     port: options.port,
     maxBatch: options["max-batch"],

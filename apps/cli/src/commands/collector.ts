@@ -7,6 +7,13 @@ import { seededRng } from "@calm-ldp/random";
 import { type Command, type CommandContext, UsageError } from "../cli-kit.js";
 import { loadPopulation } from "../harness/load.js";
 import {
+  ATTACK_OPTION_SPECS,
+  type AttackOptions,
+  attackRound,
+  checkAttackOptions,
+  honestReporter,
+} from "./collector-attack.js";
+import {
   type CampaignCall,
   type CampaignOptions,
   createCampaign,
@@ -23,12 +30,13 @@ const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign"
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 /** The collector command's options: the campaign subcommands' (`CampaignOptions`) and the rest. */
-interface CollectorOptions extends Omit<CampaignOptions, "url">, ServeOptions {
+interface CollectorOptions extends Omit<CampaignOptions, "url">, ServeOptions, AttackOptions {
   url?: string;
   round?: string;
   data: string;
   d: number;
   "retry-for": number;
+  oracle?: string;
 }
 
 /** Which options each subcommand reads (anything else given is a usage error). */
@@ -53,6 +61,10 @@ const ALLOWED: Record<Subcommand, readonly string[]> = {
     "rounds",
     "change-rate",
     "max-eps",
+    "attack",
+    "fraction",
+    "target",
+    "oracle",
   ],
   status: ["url", "round"],
   query: ["url", "round", "attrs", "campaign", "from", "to", "interval"],
@@ -127,6 +139,9 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     throw new UsageError("collector simulate: give --campaign or --round, not both");
   if (options.campaign === undefined && (options.rounds !== 1 || options["change-rate"] !== 0))
     throw new UsageError("collector simulate: --rounds and --change-rate need --campaign");
+  checkAttackOptions(options);
+  if (options.campaign !== undefined && options.attack !== undefined)
+    throw new UsageError("collector simulate: --attack runs on one round, not with --campaign");
   const records = await loadRecords(options);
   if (options.campaign !== undefined)
     return simulateCampaign(campaignCall("simulate", options, url), records, context);
@@ -139,6 +154,7 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
       k: options.k,
       n: options.n,
       ...(options.theta !== undefined ? { theta: options.theta } : {}),
+      ...(options.oracle !== undefined ? { oracle: options.oracle } : {}),
     });
     round = created.round as string;
     plan = readPlan(created.plan);
@@ -159,16 +175,25 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
   context.log(
     `collector simulate: ${options.n} users, ${options.concurrency} concurrent batches of ${options.batch}`,
   );
+  const rng = options["perturb-seed"] !== undefined ? seededRng(options["perturb-seed"], 7) : undefined;
+  const { key, reportFor } = await honestReporter(url, round, plan, rng);
   const result = await simulateUsers({
     url,
     round,
     plan,
     records,
+    ...(reportFor ? { reportFor } : {}),
     concurrency: options.concurrency,
     batchSize: options.batch,
     retryForMs: options["retry-for"] * 1000,
-    ...(options["perturb-seed"] !== undefined ? { rng: seededRng(options["perturb-seed"], 7) } : {}),
+    ...(rng ? { rng } : {}),
   });
+  const attack = await attackRound(
+    options,
+    { url, round, plan, adminToken: adminToken("simulate"), records },
+    key,
+    rng,
+  );
   if (result.unacknowledged > 0)
     context.log(
       `collector simulate: ${result.unacknowledged} reports were never acknowledged (collector unreachable)`,
@@ -184,6 +209,8 @@ async function simulate(options: CollectorOptions, context: CommandContext): Pro
     unacknowledged: result.unacknowledged,
     retries: result.retries,
     ...(result.rejected > 0 ? { rejectedReasons: result.rejectedReasons } : {}),
+    protected: key !== undefined,
+    ...(attack ? { attack } : {}),
   };
 }
 
@@ -200,6 +227,7 @@ async function status(options: CollectorOptions): Promise<unknown> {
     closedAt: answer.closedAt ?? null,
     idsDroppedAt: answer.idsDroppedAt ?? null,
     idsHeld: answer.idsHeld,
+    flags: answer.flags ?? [],
   };
 }
 
@@ -307,6 +335,12 @@ export const collectorCommand: Command = {
       type: "string",
       description:
         "serve: reverse proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client for --rate-limit; default none (the socket's address counts)",
+    },
+    ...ATTACK_OPTION_SPECS,
+    oracle: {
+      type: "string",
+      choices: ["adaptive", "grr", "oue", "sue"],
+      description: "simulate: force one oracle for every view of the new round (default adaptive)",
     },
     url: { type: "string", description: "simulate/status/query/close: the collector's base URL" },
     round: {
