@@ -11,20 +11,16 @@ import {
 import { multinomial, seededRng } from "@calm-ldp/random";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
 import { CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
+import { analyticAnswer } from "./analytic-answer.js";
 import type { CalmPlan } from "./api.js";
+import { bootstrapBounds, replicateCovariance } from "./bootstrap-interval.js";
 import { boundInterval } from "./bound-interval.js";
 import { CannotRunError, InvalidParameterError } from "./errors.js";
-import {
-  analyticAnswer,
-  bootstrapBounds,
-  type CalmIntervalOptions,
-  type CalmIntervalTable,
-  replicateCovariance,
-  type ViewNoiseInput,
-} from "./interval.js";
+import type { CalmIntervalOptions, CalmIntervalTable } from "./interval.js";
 import { analyticIntervalTable } from "./interval-table.js";
 import { twoSidedZ } from "./normal-quantile.js";
 import { planRuntime } from "./runtime.js";
+import type { ViewNoiseInput } from "./view-covariance.js";
 
 /** Options of {@link estimateCalm}. */
 export interface CalmEstimateOptions {

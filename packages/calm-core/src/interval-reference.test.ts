@@ -2,11 +2,11 @@ import { createTable, makeConsistent, projectTable } from "@calm-ldp/marginal-al
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { estimateCalm } from "./estimate.js";
-import { estimateCovariance } from "./interval.js";
 import { planCalm } from "./plan.js";
 import { planRuntime } from "./runtime.js";
 import { simulateCalm } from "./simulate.js";
 import { markovStore } from "./test-support.js";
+import { estimateCovariance } from "./view-covariance.js";
 
 /**
  * The analytic interval's variance against a dense reference that shares none of
