@@ -140,8 +140,6 @@ export function estimateCalm(
     };
   };
   const reportsPerView = aggregator.reportsPerView();
-  // The population n of the release (reports counted when it was estimated).
-  const population = reportsPerView.reduce((s, x) => s + x, 0);
   const bootstrapCache = new Map<string, CalmSynopsis[]>();
   const replicatesOf = (count: number, seed: number): CalmSynopsis[] => {
     const key = `${count}/${seed}`;
@@ -154,11 +152,9 @@ export function estimateCalm(
   };
   const intervalQuery = intervalQueries({
     plan,
-    cardinalities,
     rawViews,
     views,
     reportsPerView,
-    population,
     instantEps: options.instantEps,
     answer,
     replicates: replicatesOf,

@@ -23,14 +23,11 @@ interface ReleasedAnswer {
 /** What a release's interval queries read. */
 export interface IntervalRelease {
   readonly plan: CalmPlan;
-  /** Every attribute's number of categories. */
-  readonly cardinalities: readonly number[];
   /** The oracles' unbiased views and the released (post-processed) ones. */
   readonly rawViews: readonly MarginalTable[];
   readonly views: readonly MarginalTable[];
-  /** Reports per view, N_V, and their sum n (when the release was estimated). */
+  /** Reports per view, N_V, when the release was estimated (their sum is the population n). */
   readonly reportsPerView: readonly number[];
-  readonly population: number;
   /** The release's `instantEps` (intervals are refused with it). */
   readonly instantEps: number | undefined;
   /** The release's answer to a query. */
@@ -52,7 +49,9 @@ export interface IntervalRelease {
 export function intervalQueries(
   release: IntervalRelease,
 ): (attributes: readonly number[], intervalOptions: CalmIntervalOptions) => CalmIntervalTable {
-  const { plan, cardinalities, population, answer } = release;
+  const { plan, answer } = release;
+  const cardinalities = plan.schema.attributes.map((a) => a.labels.length);
+  const population = release.reportsPerView.reduce((sum, x) => sum + x, 0);
   const firstEmptyView = release.reportsPerView.indexOf(0);
   let noiseInputs: ViewNoiseInput[] | undefined;
   const analyticInputs = (): ViewNoiseInput[] => {

@@ -57,6 +57,7 @@ const NO_GENRE = "(no genres listed)";
  */
 export function createMovielensParser(where = "movielens"): MovielensParser {
   const state: MovielensState = {
+    where,
     genreIndex: new Map(),
     genreNames: [],
     movieGenres: new Map(),
@@ -67,14 +68,16 @@ export function createMovielensParser(where = "movielens"): MovielensParser {
     ratingHeaderSeen: false,
   };
   return {
-    movieLine: (line, lineNumber, file) => movieLine(state, where, line, lineNumber, file),
-    ratingLine: (line, lineNumber, file) => ratingLine(state, where, line, lineNumber, file),
-    finish: (options, files) => finishMovielens(state, where, options, files),
+    movieLine: (line, lineNumber, file) => movieLine(state, line, lineNumber, file),
+    ratingLine: (line, lineNumber, file) => ratingLine(state, line, lineNumber, file),
+    finish: (options, files) => finishMovielens(state, options, files),
   };
 }
 
 /** What a MovieLens parser has read so far. */
 interface MovielensState {
+  /** The caller's name for errors. */
+  readonly where: string;
   /** Genre name -> id (in order of first sight), and the names by id. */
   readonly genreIndex: Map<string, number>;
   readonly genreNames: string[];
@@ -114,13 +117,8 @@ function integer(where: string, text: string | undefined, file: string, line: nu
 }
 
 /** One line of the movies file (ml-100k's `u.item` or ml-latest's `movies.csv`). O(line). */
-function movieLine(
-  state: MovielensState,
-  where: string,
-  line: string,
-  lineNumber: number,
-  file: string,
-): void {
+function movieLine(state: MovielensState, line: string, lineNumber: number, file: string): void {
+  const { where } = state;
   if (line.trim() === "") return;
   if (line.includes("|") && !line.includes(",movieId") && /^\d+\|/.test(line)) {
     // ml-100k u.item: id|title|date|video date|url|19 flags
@@ -177,13 +175,8 @@ function movieLine(
 }
 
 /** One line of the ratings file (`u.data`, tab-separated, or `ratings.csv`). O(line). */
-function ratingLine(
-  state: MovielensState,
-  where: string,
-  line: string,
-  lineNumber: number,
-  file: string,
-): void {
+function ratingLine(state: MovielensState, line: string, lineNumber: number, file: string): void {
+  const { where } = state;
   if (line.trim() === "") return;
   if (!state.ratingHeaderSeen && line.startsWith("userId")) {
     state.ratingHeaderSeen = true;
@@ -214,10 +207,10 @@ function ratingLine(
  */
 function finishMovielens(
   state: MovielensState,
-  where: string,
   options: MovielensOptions,
   files: readonly string[],
 ): LoadedDataset {
+  const { where } = state;
   const top = options.top ?? 10;
   if (!Number.isSafeInteger(top) || top < 1) fail(where, "top must be an integer >= 1", top);
   if (state.movieGenres.size === 0)
