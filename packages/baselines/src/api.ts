@@ -8,9 +8,9 @@ import type {
   ProtocolPlan,
   ReportAggregator,
 } from "@calm-ldp/marginal-algebra";
-import type { MethodId } from "./registry.js";
+import type { MethodId } from "./method-id.js";
 
-/** Lower-case ids of every method, derived from the method table (`registry.ts`). */
+/** Lower-case ids of every method (`method-id.ts`; the method table in `registry.ts` holds exactly these). */
 export type { MethodId };
 
 /** How a population's aggregate is drawn (see `runMethod`). */

@@ -1,6 +1,7 @@
 import type { CalmProtocolOptions } from "@calm-ldp/calm-core";
 import type { BaselineProtocol, MethodFacts, MethodInfo, MethodOptions } from "./api.js";
 import { fail } from "./errors.js";
+import type { MethodId } from "./method-id.js";
 import { createBe, createCalm, createCalmPlus } from "./protocols/calm.js";
 import { createEm, createInpEm } from "./protocols/em.js";
 import { createFc, createInpOlh, createInpPs, createInpRr } from "./protocols/full-domain.js";
@@ -17,9 +18,10 @@ interface MethodEntry extends MethodFacts {
 
 /**
  * The one table of methods: CALM first, then calm-plus (this project's estimator on
- * CALM's reports), then the CALM paper's baselines, then Cormode et al.'s. The ids
- * ({@link MethodId}, {@link METHOD_IDS}), {@link METHOD_INFO} and {@link createMethod}
- * all derive from it; adding a method is one row here.
+ * CALM's reports), then the CALM paper's baselines, then Cormode et al.'s. Its keys
+ * are exactly the ids of {@link MethodId} (`method-id.ts`, checked by `satisfies`);
+ * {@link METHOD_IDS}, {@link METHOD_INFO} and {@link createMethod} derive from it;
+ * adding a method is one row here and its id in `method-id.ts`.
  */
 const METHOD_TABLE = {
   calm: {
@@ -185,14 +187,7 @@ const METHOD_TABLE = {
     summary: "Hadamard count-mean sketch over the full binary domain",
     create: createInpHtCms,
   },
-} as const satisfies Record<string, MethodEntry>;
-
-/**
- * Lower-case ids of every method (the CLI's `--method` values): CALM itself, the
- * comparison methods of the CALM paper (fc, am, ft, em, uni, be) and those of
- * Cormode, Kulkarni and Srivastava (inprr ... inphtcms).
- */
-export type MethodId = keyof typeof METHOD_TABLE;
+} as const satisfies Record<MethodId, MethodEntry>;
 
 /** Every method id, in the table's order. */
 export const METHOD_IDS: readonly MethodId[] = Object.freeze(Object.keys(METHOD_TABLE) as MethodId[]);

@@ -161,42 +161,10 @@ export function boundInterval(
     const inside = [...minusSets].some((c) => (c & part) === c);
     estimates.set(part, marginal(attributes, inside));
   }
-  /** C's estimate as the projection of a part containing it: sums of cells and of covariance blocks. */
-  const projected = (c: number): BoundMarginal => {
-    const part = parts.find((b) => (c & b) === c)!;
-    const { center, covariance } = estimates.get(part)!;
-    const partPositions = positionsOf(part);
-    const keep = partPositions.map((p) => ((c >>> p) & 1) === 1);
-    const cards = partPositions.map((p) => cardinalities[p]!);
-    const target = new Uint32Array(center.length);
-    let size = 1;
-    for (let i = 0; i < cards.length; i++) if (keep[i]) size *= cards[i]!;
-    for (let b = 0; b < center.length; b++) {
-      let rest = b;
-      let t = 0;
-      let stride = 1;
-      for (let i = cards.length - 1; i >= 0; i--) {
-        const digit = rest % cards[i]!;
-        rest = Math.floor(rest / cards[i]!);
-        if (keep[i]) {
-          t += digit * stride;
-          stride *= cards[i]!;
-        }
-      }
-      target[b] = t;
-    }
-    const outCenter = new Float64Array(size);
-    const outVariance = new Float64Array(size);
-    for (let b = 0; b < center.length; b++) {
-      outCenter[target[b]!]! += center[b]!;
-      for (let b2 = 0; b2 < center.length; b2++)
-        if (target[b2] === target[b]) outVariance[target[b]!]! += covariance![b * center.length + b2]!;
-    }
-    return { center: outCenter, variance: outVariance };
-  };
   for (const mask of [...parts, ...minusSets]) {
     const positions = positionsOf(mask);
-    const { center, variance } = estimates.get(mask) ?? projected(mask);
+    const { center, variance } =
+      estimates.get(mask) ?? projectedEstimate(estimates, parts, mask, positionsOf, cardinalities);
     const lo = new Float64Array(center.length);
     const up = new Float64Array(center.length);
     for (let b = 0; b < center.length; b++) {
@@ -240,4 +208,48 @@ export function boundInterval(
     upper[a] = Math.max(l, u);
   }
   return { lower, upper, marginals, events, z };
+}
+
+/**
+ * C's estimate (C, a mask of query positions, inside some maximal part) as the
+ * projection of the first part containing it: sums of its cells and of the
+ * blocks of its covariance (the part's estimate must carry one). O(|B|^2) for the part B.
+ */
+function projectedEstimate(
+  estimates: ReadonlyMap<number, BoundMarginal>,
+  parts: readonly number[],
+  c: number,
+  positionsOf: (mask: number) => number[],
+  cardinalities: readonly number[],
+): BoundMarginal {
+  const part = parts.find((b) => (c & b) === c)!;
+  const { center, covariance } = estimates.get(part)!;
+  const partPositions = positionsOf(part);
+  const keep = partPositions.map((p) => ((c >>> p) & 1) === 1);
+  const cards = partPositions.map((p) => cardinalities[p]!);
+  const target = new Uint32Array(center.length);
+  let size = 1;
+  for (let i = 0; i < cards.length; i++) if (keep[i]) size *= cards[i]!;
+  for (let b = 0; b < center.length; b++) {
+    let rest = b;
+    let t = 0;
+    let stride = 1;
+    for (let i = cards.length - 1; i >= 0; i--) {
+      const digit = rest % cards[i]!;
+      rest = Math.floor(rest / cards[i]!);
+      if (keep[i]) {
+        t += digit * stride;
+        stride *= cards[i]!;
+      }
+    }
+    target[b] = t;
+  }
+  const outCenter = new Float64Array(size);
+  const outVariance = new Float64Array(size);
+  for (let b = 0; b < center.length; b++) {
+    outCenter[target[b]!]! += center[b]!;
+    for (let b2 = 0; b2 < center.length; b2++)
+      if (target[b2] === target[b]) outVariance[target[b]!]! += covariance![b * center.length + b2]!;
+  }
+  return { center: outCenter, variance: outVariance };
 }

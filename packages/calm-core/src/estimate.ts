@@ -12,18 +12,8 @@ import { multinomial, seededRng } from "@calm-ldp/random";
 import { type MaxEntropyOptions, type MaxEntropyResult, maxEntropy } from "@calm-ldp/reconstruction";
 import { CalmAggregator, checkAggregatorPlan } from "./aggregator.js";
 import type { CalmPlan } from "./api.js";
-import { boundInterval } from "./bound-interval.js";
-import { CannotRunError, InvalidParameterError } from "./errors.js";
-import {
-  analyticAnswer,
-  bootstrapBounds,
-  type CalmIntervalOptions,
-  type CalmIntervalTable,
-  replicateCovariance,
-  type ViewNoiseInput,
-} from "./interval.js";
-import { analyticIntervalTable } from "./interval-table.js";
-import { twoSidedZ } from "./normal-quantile.js";
+import type { CalmIntervalOptions, CalmIntervalTable } from "./interval.js";
+import { intervalQueries } from "./interval-query.js";
 import { planRuntime } from "./runtime.js";
 
 /** Options of {@link estimateCalm}. */
@@ -150,21 +140,6 @@ export function estimateCalm(
     };
   };
   const reportsPerView = aggregator.reportsPerView();
-  // The population n of the release (reports counted when it was estimated).
-  const population = reportsPerView.reduce((s, x) => s + x, 0);
-  const firstEmptyView = reportsPerView.indexOf(0);
-  let noiseInputs: ViewNoiseInput[] | undefined;
-  const analyticInputs = (): ViewNoiseInput[] => {
-    noiseInputs ??= plan.views.map((view, i) => ({
-      attributes: view.attributes,
-      cardinalities: rawViews[i]!.cardinalities,
-      raw: rawViews[i]!.cells,
-      released: views[i]!.cells,
-      reports: reportsPerView[i]!,
-      oracle: planRuntime(plan).oracles[i]!,
-    }));
-    return noiseInputs;
-  };
   const bootstrapCache = new Map<string, CalmSynopsis[]>();
   const replicatesOf = (count: number, seed: number): CalmSynopsis[] => {
     const key = `${count}/${seed}`;
@@ -175,98 +150,15 @@ export function estimateCalm(
     }
     return replicates;
   };
-  const intervalQuery = (
-    attributes: readonly number[],
-    intervalOptions: CalmIntervalOptions,
-  ): CalmIntervalTable => {
-    const where = "estimateCalm.query";
-    const level = intervalOptions.interval;
-    const z = twoSidedZ(level, where);
-    if (options.instantEps !== undefined)
-      throw new CannotRunError(
-        `${where}: intervals are not available for releases de-biased with instantEps (the composed noise has no variance model here)`,
-      );
-    const empty = firstEmptyView;
-    if (empty >= 0)
-      throw new CannotRunError(
-        `${where}: view ${empty} has no reports, so its noise has no variance estimate and no interval is sound (wait for reports in every view)`,
-      );
-    const requested = intervalOptions.intervalMethod ?? "auto";
-    if (
-      requested !== "auto" &&
-      requested !== "analytic" &&
-      requested !== "bootstrap" &&
-      requested !== "bounds"
-    )
-      throw new InvalidParameterError(
-        `${where}: intervalMethod must be "auto", "analytic", "bootstrap" or "bounds" (got ${JSON.stringify(requested)})`,
-      );
-    const released = answer(attributes);
-    const table = released.table;
-    const method =
-      requested === "auto" ? (released.method === "projection" ? "analytic" : "bounds") : requested;
-    if (method !== "bounds" && released.method !== "projection")
-      throw new CannotRunError(
-        `${where}: no view covers [${table.attributes.join(", ")}], so the answer is a maximum-entropy fit; an ${method} interval would carry the noise but not the model's bias (not a sound ${level} interval): use intervalMethod "bounds" (or "auto")`,
-      );
-    if (method === "bounds") {
-      if (intervalOptions.covariance === true)
-        throw new CannotRunError(
-          `${where}: [${table.attributes.join(", ")}] gets a bound-based interval (maximum-entropy answer), which has no covariance`,
-        );
-      const bounds = boundInterval(
-        table.attributes,
-        table.cardinalities,
-        plan.views.map((view) => view.attributes),
-        level,
-        (attributes, withCovariance) =>
-          analyticAnswer(
-            analyticInputs(),
-            attributes,
-            attributes.map((a) => cardinalities[a]!),
-            population,
-            answer(attributes).table.cells,
-            withCovariance,
-          ),
-      );
-      return {
-        ...table,
-        level,
-        lower: bounds.lower,
-        upper: bounds.upper,
-        standardError: new Float64Array(table.cells.length).fill(Number.NaN),
-        intervalMethod: "bounds",
-        center: table.cells,
-        replicates: 0,
-      };
-    }
-    if (method === "analytic") {
-      const { center, variance, covariance } = analyticAnswer(
-        analyticInputs(),
-        table.attributes,
-        table.cardinalities,
-        population,
-        table.cells,
-        intervalOptions.covariance === true,
-      );
-      return analyticIntervalTable(table, level, z, center, variance, covariance);
-    }
-    const count = intervalOptions.replicates ?? 200;
-    if (!Number.isInteger(count) || count < 2)
-      throw new InvalidParameterError(`${where}: replicates must be an integer >= 2 (got ${count})`);
-    const seed = intervalOptions.seed ?? 0;
-    const replicateAnswers = replicatesOf(count, seed).map((r) => r.answer(table.attributes).table.cells);
-    const bounds = bootstrapBounds(table.cells, replicateAnswers, level);
-    return {
-      ...table,
-      level,
-      ...bounds,
-      intervalMethod: "bootstrap",
-      center: table.cells,
-      replicates: count,
-      ...(intervalOptions.covariance === true ? { covariance: replicateCovariance(replicateAnswers) } : {}),
-    };
-  };
+  const intervalQuery = intervalQueries({
+    plan,
+    rawViews,
+    views,
+    reportsPerView,
+    instantEps: options.instantEps,
+    answer,
+    replicates: replicatesOf,
+  });
   function query(attributes: readonly number[]): MarginalTable;
   function query(attributes: readonly number[], intervalOptions: CalmIntervalOptions): CalmIntervalTable;
   function query(

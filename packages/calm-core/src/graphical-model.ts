@@ -158,121 +158,181 @@ export function buildGraphicalModel(
     parent[i]! >= 0 ? subIndex(cliques[parent[i]!]!, separators[i]!, cardinalities) : new Uint32Array(0),
   );
   const viewCells = sortedViews.map((v) => cellsOf(v, cardinalities));
-
-  const marginals = (theta: readonly Float64Array[]): Float64Array[] => {
-    const potentials: Float64Array[] = cliques.map((_, i) => {
-      const log = new Float64Array(cliqueCells[i]!);
-      assigned[i]!.forEach((v, j) => {
-        const map = viewMaps[i]![j]!;
-        const t = theta[v]!;
-        for (let x = 0; x < log.length; x++) log[x]! += t[map[x]!]!;
-      });
-      let max = Number.NEGATIVE_INFINITY;
-      for (const x of log) if (x > max) max = x;
-      for (let x = 0; x < log.length; x++) log[x] = Math.exp(log[x]! - max);
-      return log;
-    });
-    // Upward: f_i = psi_i * prod_children m_c; m_i = sum over x_i of f_i (scaled to sum 1).
-    const messages: Float64Array[] = new Array(cliques.length);
-    for (let i = 0; i < cliques.length; i++) {
-      const f = potentials[i]!;
-      for (const c of children[i]!) {
-        const map = separatorInParent[c]!;
-        const m = messages[c]!;
-        for (let x = 0; x < f.length; x++) f[x]! *= m[map[x]!]!;
-      }
-      const m = new Float64Array(cellsOf(separators[i]!, cardinalities));
-      const map = separatorMaps[i]!;
-      for (let x = 0; x < f.length; x++) m[map[x]!]! += f[x]!;
-      scaleToOne(m);
-      messages[i] = m;
-    }
-    // Downward: b_i = f_i * (b_parent on S_i) / m_i, from the roots (last eliminated) down.
-    for (let i = cliques.length - 1; i >= 0; i--) {
-      const f = potentials[i]!;
-      if (parent[i]! >= 0) {
-        const b = potentials[parent[i]!]!;
-        const down = new Float64Array(messages[i]!.length);
-        const inParent = separatorInParent[i]!;
-        for (let x = 0; x < b.length; x++) down[inParent[x]!]! += b[x]!;
-        const m = messages[i]!;
-        for (let s = 0; s < down.length; s++) down[s] = m[s]! > 0 ? down[s]! / m[s]! : 0;
-        const map = separatorMaps[i]!;
-        for (let x = 0; x < f.length; x++) f[x]! *= down[map[x]!]!;
-      }
-      scaleToOne(f);
-    }
-    return sortedViews.map((_, v) => {
-      const out = new Float64Array(viewCells[v]!);
-      const c = home[v]!;
-      if (c < 0) {
-        out[0] = 1;
-        return out;
-      }
-      const map = viewMaps[c]![assigned[c]!.indexOf(v)]!;
-      const b = potentials[c]!;
-      for (let x = 0; x < b.length; x++) out[map[x]!]! += b[x]!;
-      return out;
-    });
+  const tree: JunctionTree = {
+    cardinalities,
+    sortedViews,
+    cliques,
+    cliqueCells,
+    separators,
+    parent,
+    children,
+    home,
+    assigned,
+    viewMaps,
+    separatorMaps,
+    separatorInParent,
+    viewCells,
   };
+  return {
+    cardinalities,
+    views: sortedViews,
+    cliques,
+    largestClique,
+    totalCells,
+    marginals: (theta) => calibrate(tree, theta),
+    query: (theta, attributes, maxQuery) =>
+      eliminate(sortedViews, cardinalities, theta, attributes, maxQuery),
+  };
+}
 
-  const query = (
-    theta: readonly Float64Array[],
-    attributes: readonly number[],
-    maxQuery: number,
-  ): Float64Array => {
-    const keep = new Set(attributes);
-    // Variable elimination in the log domain (potentials far apart must not underflow).
-    let factors: Factor[] = sortedViews.map((v, i) => ({ attributes: v, values: theta[i]! }));
-    const others = new Set<number>();
-    for (const v of sortedViews) for (const a of v) if (!keep.has(a)) others.add(a);
-    while (others.size > 0) {
-      // Greedy: eliminate the attribute whose combined factor is smallest.
-      let best = -1;
-      let bestCells = Number.POSITIVE_INFINITY;
-      for (const x of others) {
-        let scope: number[] = [];
-        for (const f of factors) if (f.attributes.includes(x)) scope = union(scope, f.attributes);
-        const cells = cellsOf(scope, cardinalities);
-        if (cells < bestCells) {
-          best = x;
-          bestCells = cells;
-        }
-      }
-      if (bestCells > maxQuery)
-        throw new CannotRunError(
-          `graphical model: answering the query over [${attributes.join(", ")}] needs an intermediate table of ${bestCells} cells, above the limit of ${maxQuery}`,
-        );
-      const touching = factors.filter((f) => f.attributes.includes(best));
-      const joined = product(touching, cardinalities);
-      const reduced = project(
-        joined,
-        joined.attributes.filter((a) => a !== best),
-        cardinalities,
-      );
-      factors = [...factors.filter((f) => !f.attributes.includes(best)), reduced];
-      others.delete(best);
-    }
-    const target = [...attributes].sort((x, y) => x - y);
-    const targetCells = cellsOf(target, cardinalities);
-    if (targetCells > maxQuery)
-      throw new CannotRunError(
-        `graphical model: the query over [${attributes.join(", ")}] needs a table of ${targetCells} cells, above the limit of ${maxQuery}`,
-      );
-    const relevant = factors.filter((f) => f.attributes.length > 0);
-    const joint = product(
-      [{ attributes: target, values: new Float64Array(targetCells) }, ...relevant],
-      cardinalities,
-    );
-    const log = project(joint, target, cardinalities).values;
+/** The junction tree of `buildGraphicalModel` and its index maps, as calibration reads them. */
+interface JunctionTree {
+  readonly cardinalities: readonly number[];
+  readonly sortedViews: readonly (readonly number[])[];
+  readonly cliques: readonly (readonly number[])[];
+  readonly cliqueCells: readonly number[];
+  /** Clique i's separator S_i and its parent clique (-1 for a root), and its children. */
+  readonly separators: readonly (readonly number[])[];
+  readonly parent: readonly number[];
+  readonly children: readonly (readonly number[])[];
+  /** The clique each view lives in (-1 for an empty view), and the views of each clique. */
+  readonly home: readonly number[];
+  readonly assigned: readonly (readonly number[])[];
+  /** Per clique, per assigned view: clique cell -> view cell. */
+  readonly viewMaps: readonly (readonly Uint32Array[])[];
+  /** Per clique: clique cell -> separator cell; and parent's clique cell -> separator cell. */
+  readonly separatorMaps: readonly Uint32Array[];
+  readonly separatorInParent: readonly Uint32Array[];
+  readonly viewCells: readonly number[];
+}
+
+/**
+ * `GraphicalModel.marginals`: the tree calibrated for `theta` (one upward, one
+ * downward pass, see `GraphicalModel`) and every view's marginal read off its
+ * home clique. Cost: see `GraphicalModel`.
+ */
+function calibrate(tree: JunctionTree, theta: readonly Float64Array[]): Float64Array[] {
+  const { cardinalities, sortedViews, cliques, cliqueCells, separators, parent, children, home, assigned } =
+    tree;
+  const { viewMaps, separatorMaps, separatorInParent, viewCells } = tree;
+  const potentials: Float64Array[] = cliques.map((_, i) => {
+    const log = new Float64Array(cliqueCells[i]!);
+    assigned[i]!.forEach((v, j) => {
+      const map = viewMaps[i]![j]!;
+      const t = theta[v]!;
+      for (let x = 0; x < log.length; x++) log[x]! += t[map[x]!]!;
+    });
     let max = Number.NEGATIVE_INFINITY;
     for (const x of log) if (x > max) max = x;
-    const out = Float64Array.from(log, (x) => Math.exp(x - max));
-    scaleToOne(out);
+    for (let x = 0; x < log.length; x++) log[x] = Math.exp(log[x]! - max);
+    return log;
+  });
+  // Upward: f_i = psi_i * prod_children m_c; m_i = sum over x_i of f_i (scaled to sum 1).
+  const messages: Float64Array[] = new Array(cliques.length);
+  for (let i = 0; i < cliques.length; i++) {
+    const f = potentials[i]!;
+    for (const c of children[i]!) {
+      const map = separatorInParent[c]!;
+      const m = messages[c]!;
+      for (let x = 0; x < f.length; x++) f[x]! *= m[map[x]!]!;
+    }
+    const m = new Float64Array(cellsOf(separators[i]!, cardinalities));
+    const map = separatorMaps[i]!;
+    for (let x = 0; x < f.length; x++) m[map[x]!]! += f[x]!;
+    scaleToOne(m);
+    messages[i] = m;
+  }
+  // Downward: b_i = f_i * (b_parent on S_i) / m_i, from the roots (last eliminated) down.
+  for (let i = cliques.length - 1; i >= 0; i--) {
+    const f = potentials[i]!;
+    if (parent[i]! >= 0) {
+      const b = potentials[parent[i]!]!;
+      const down = new Float64Array(messages[i]!.length);
+      const inParent = separatorInParent[i]!;
+      for (let x = 0; x < b.length; x++) down[inParent[x]!]! += b[x]!;
+      const m = messages[i]!;
+      for (let s = 0; s < down.length; s++) down[s] = m[s]! > 0 ? down[s]! / m[s]! : 0;
+      const map = separatorMaps[i]!;
+      for (let x = 0; x < f.length; x++) f[x]! *= down[map[x]!]!;
+    }
+    scaleToOne(f);
+  }
+  return sortedViews.map((_, v) => {
+    const out = new Float64Array(viewCells[v]!);
+    const c = home[v]!;
+    if (c < 0) {
+      out[0] = 1;
+      return out;
+    }
+    const map = viewMaps[c]![assigned[c]!.indexOf(v)]!;
+    const b = potentials[c]!;
+    for (let x = 0; x < b.length; x++) out[map[x]!]! += b[x]!;
     return out;
-  };
+  });
+}
 
-  return { cardinalities, views: sortedViews, cliques, largestClique, totalCells, marginals, query };
+/**
+ * `GraphicalModel.query`: the marginal over `attributes` by variable elimination
+ * in the log domain (greedy: the attribute whose combined factor is smallest
+ * first). Refuses (`CannotRunError`) an intermediate or final table above
+ * `maxQuery` cells. Cost: the sum of the intermediate factors' cells.
+ */
+function eliminate(
+  sortedViews: readonly number[][],
+  cardinalities: readonly number[],
+  theta: readonly Float64Array[],
+  attributes: readonly number[],
+  maxQuery: number,
+): Float64Array {
+  const keep = new Set(attributes);
+  // Variable elimination in the log domain (potentials far apart must not underflow).
+  let factors: Factor[] = sortedViews.map((v, i) => ({ attributes: v, values: theta[i]! }));
+  const others = new Set<number>();
+  for (const v of sortedViews) for (const a of v) if (!keep.has(a)) others.add(a);
+  while (others.size > 0) {
+    // Greedy: eliminate the attribute whose combined factor is smallest.
+    let best = -1;
+    let bestCells = Number.POSITIVE_INFINITY;
+    for (const x of others) {
+      let scope: number[] = [];
+      for (const f of factors) if (f.attributes.includes(x)) scope = union(scope, f.attributes);
+      const cells = cellsOf(scope, cardinalities);
+      if (cells < bestCells) {
+        best = x;
+        bestCells = cells;
+      }
+    }
+    if (bestCells > maxQuery)
+      throw new CannotRunError(
+        `graphical model: answering the query over [${attributes.join(", ")}] needs an intermediate table of ${bestCells} cells, above the limit of ${maxQuery}`,
+      );
+    const touching = factors.filter((f) => f.attributes.includes(best));
+    const joined = product(touching, cardinalities);
+    const reduced = project(
+      joined,
+      joined.attributes.filter((a) => a !== best),
+      cardinalities,
+    );
+    factors = [...factors.filter((f) => !f.attributes.includes(best)), reduced];
+    others.delete(best);
+  }
+  const target = [...attributes].sort((x, y) => x - y);
+  const targetCells = cellsOf(target, cardinalities);
+  if (targetCells > maxQuery)
+    throw new CannotRunError(
+      `graphical model: the query over [${attributes.join(", ")}] needs a table of ${targetCells} cells, above the limit of ${maxQuery}`,
+    );
+  const relevant = factors.filter((f) => f.attributes.length > 0);
+  const joint = product(
+    [{ attributes: target, values: new Float64Array(targetCells) }, ...relevant],
+    cardinalities,
+  );
+  const log = project(joint, target, cardinalities).values;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const x of log) if (x > max) max = x;
+  const out = Float64Array.from(log, (x) => Math.exp(x - max));
+  scaleToOne(out);
+  return out;
 }
 
 /**

@@ -37,7 +37,6 @@ export { type ExpectedError, expectedQuerySse } from "./expected-error.js";
 export {
   type CalmIntervalOptions,
   type CalmIntervalTable,
-  estimateCovariance,
   type IntervalMethod,
   normalInterval,
 } from "./interval.js";
@@ -56,4 +55,5 @@ export {
 } from "./protocol.js";
 export { viewOracles } from "./runtime.js";
 export { type SimulateCalmOptions, type SimulationPath, simulateCalm } from "./simulate.js";
+export { estimateCovariance } from "./view-covariance.js";
 export { type SelectViewsOptions, selectViews, type ViewSelection } from "./view-selection.js";

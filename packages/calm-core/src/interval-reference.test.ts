@@ -2,15 +2,15 @@ import { createTable, makeConsistent, projectTable } from "@calm-ldp/marginal-al
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { estimateCalm } from "./estimate.js";
-import { estimateCovariance } from "./interval.js";
 import { planCalm } from "./plan.js";
 import { planRuntime } from "./runtime.js";
 import { simulateCalm } from "./simulate.js";
 import { markovStore } from "./test-support.js";
+import { estimateCovariance } from "./view-covariance.js";
 
 /**
  * The analytic interval's variance against a dense reference that shares none of
- * interval.ts's index or grouping: the consistent answer is linear in the raw
+ * analytic-index.ts's index or analytic-answer.ts's grouping: the consistent answer is linear in the raw
  * views, so its Jacobian J_V (one column per raw cell of view V) is read off
  * makeConsistent by unit perturbations; then
  *   Cov(answer) = sum_V J_V Cov(f^_V) J_V^T - (diag(f) - f f^T) / n,

@@ -62,65 +62,15 @@ export function fitJoint(
   weights: readonly Float64Array[],
   options: JointFitOptions = {},
 ): JointFit {
-  const where = "fitJoint";
-  const maxIterations = options.maxIterations ?? 2000;
-  if (!Number.isInteger(maxIterations) || maxIterations < 1)
-    invalid(where, "maxIterations must be an integer >= 1", maxIterations);
-  const tolerance = options.tolerance ?? 1e-6;
-  if (!(tolerance > 0) || !Number.isFinite(tolerance))
-    invalid(where, "tolerance must be a finite number > 0", tolerance);
-  const maxModelCells = options.maxModelCells ?? 2 ** 22;
-  if (!(maxModelCells >= 1) || !Number.isFinite(maxModelCells))
-    invalid(where, "maxModelCells must be a finite number >= 1", maxModelCells);
-  for (const c of cardinalities)
-    if (!Number.isInteger(c) || c < 1) invalid(where, "every cardinality must be an integer >= 1", c);
-  if (targets.length !== views.length || weights.length !== views.length)
-    invalid(
-      where,
-      `targets and weights need one array per view (${views.length})`,
-      `${targets.length}, ${weights.length}`,
-    );
-  const viewCards = views.map((v, i) => {
-    v.forEach((a, j) => {
-      if (!Number.isInteger(a) || a < 0 || a >= cardinalities.length)
-        invalid(where, `view ${i}: attribute out of range 0..${cardinalities.length - 1}`, a);
-      if (j > 0 && a <= v[j - 1]!)
-        invalid(where, `view ${i}: attributes must be strictly ascending`, v.join(","));
-    });
-    const cards = v.map((a) => cardinalities[a]!);
-    const size = cards.reduce((s, c) => s * c, 1);
-    if (targets[i]!.length !== size || weights[i]!.length !== size)
-      invalid(
-        where,
-        `view ${i}: targets and weights need ${size} entries`,
-        `${targets[i]!.length}, ${weights[i]!.length}`,
-      );
-    for (const t of targets[i]!)
-      if (!Number.isFinite(t)) invalid(where, `view ${i}: targets must be finite`, t);
-    for (const w of weights[i]!)
-      if (!(w >= 0) || !Number.isFinite(w)) invalid(where, `view ${i}: weights must be finite and >= 0`, w);
-    return cards;
-  });
+  const { maxIterations, tolerance, maxModelCells, viewCards } = checkJointInputs(
+    cardinalities,
+    views,
+    targets,
+    weights,
+    options,
+  );
   const model = buildGraphicalModel(cardinalities, views, maxModelCells);
-
-  const lossAndGradient = (mu: readonly Float64Array[]): { loss: number; gradient: Float64Array[] } => {
-    let loss = 0;
-    const gradient = mu.map((m, v) => {
-      const g = Float64Array.from(m);
-      interactionTransform(g, viewCards[v]!, false);
-      const t = targets[v]!;
-      const w = weights[v]!;
-      g[0] = 0;
-      for (let u = 1; u < g.length; u++) {
-        const r = g[u]! - t[u]!;
-        loss += 0.5 * w[u]! * r * r;
-        g[u] = w[u]! * r;
-      }
-      interactionTransform(g, viewCards[v]!, true);
-      return g;
-    });
-    return { loss, gradient };
-  };
+  const lossAndGradient = (mu: readonly Float64Array[]) => jointLoss(mu, viewCards, targets, weights);
 
   let maxWeight = 0;
   for (const w of weights) for (let u = 1; u < w.length; u++) maxWeight = Math.max(maxWeight, w[u]!);
@@ -206,4 +156,88 @@ function normalised(marginals: readonly Float64Array[]): boolean {
     if (!(Math.abs(total - 1) <= 1e-9)) return false;
   }
   return true;
+}
+
+/**
+ * `fitJoint`'s inputs checked (`InvalidParameterError` naming the first bad one:
+ * options, cardinalities, ascending in-range view attributes, one finite target
+ * and one finite non-negative weight per view cell), with the options' defaults
+ * and every view's cardinalities. O(sum of view cells).
+ */
+function checkJointInputs(
+  cardinalities: readonly number[],
+  views: readonly (readonly number[])[],
+  targets: readonly Float64Array[],
+  weights: readonly Float64Array[],
+  options: JointFitOptions,
+): { maxIterations: number; tolerance: number; maxModelCells: number; viewCards: number[][] } {
+  const where = "fitJoint";
+  const maxIterations = options.maxIterations ?? 2000;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1)
+    invalid(where, "maxIterations must be an integer >= 1", maxIterations);
+  const tolerance = options.tolerance ?? 1e-6;
+  if (!(tolerance > 0) || !Number.isFinite(tolerance))
+    invalid(where, "tolerance must be a finite number > 0", tolerance);
+  const maxModelCells = options.maxModelCells ?? 2 ** 22;
+  if (!(maxModelCells >= 1) || !Number.isFinite(maxModelCells))
+    invalid(where, "maxModelCells must be a finite number >= 1", maxModelCells);
+  for (const c of cardinalities)
+    if (!Number.isInteger(c) || c < 1) invalid(where, "every cardinality must be an integer >= 1", c);
+  if (targets.length !== views.length || weights.length !== views.length)
+    invalid(
+      where,
+      `targets and weights need one array per view (${views.length})`,
+      `${targets.length}, ${weights.length}`,
+    );
+  const viewCards = views.map((v, i) => {
+    v.forEach((a, j) => {
+      if (!Number.isInteger(a) || a < 0 || a >= cardinalities.length)
+        invalid(where, `view ${i}: attribute out of range 0..${cardinalities.length - 1}`, a);
+      if (j > 0 && a <= v[j - 1]!)
+        invalid(where, `view ${i}: attributes must be strictly ascending`, v.join(","));
+    });
+    const cards = v.map((a) => cardinalities[a]!);
+    const size = cards.reduce((s, c) => s * c, 1);
+    if (targets[i]!.length !== size || weights[i]!.length !== size)
+      invalid(
+        where,
+        `view ${i}: targets and weights need ${size} entries`,
+        `${targets[i]!.length}, ${weights[i]!.length}`,
+      );
+    for (const t of targets[i]!)
+      if (!Number.isFinite(t)) invalid(where, `view ${i}: targets must be finite`, t);
+    for (const w of weights[i]!)
+      if (!(w >= 0) || !Number.isFinite(w)) invalid(where, `view ${i}: weights must be finite and >= 0`, w);
+    return cards;
+  });
+  return { maxIterations, tolerance, maxModelCells, viewCards };
+}
+
+/**
+ * The loss L = 1/2 sum_v sum_{u >= 1} w_{v,u} (gamma_{v,u}(mu_v) - t_{v,u})^2 at
+ * the marginals `mu` and its gradient in every view's cells, H^T (w_v * (H mu_v -
+ * t_v)). O(sum_v D_v sum_{a in v} c_a).
+ */
+function jointLoss(
+  mu: readonly Float64Array[],
+  viewCards: readonly (readonly number[])[],
+  targets: readonly Float64Array[],
+  weights: readonly Float64Array[],
+): { loss: number; gradient: Float64Array[] } {
+  let loss = 0;
+  const gradient = mu.map((m, v) => {
+    const g = Float64Array.from(m);
+    interactionTransform(g, viewCards[v]!, false);
+    const t = targets[v]!;
+    const w = weights[v]!;
+    g[0] = 0;
+    for (let u = 1; u < g.length; u++) {
+      const r = g[u]! - t[u]!;
+      loss += 0.5 * w[u]! * r * r;
+      g[u] = w[u]! * r;
+    }
+    interactionTransform(g, viewCards[v]!, true);
+    return g;
+  });
+  return { loss, gradient };
 }

@@ -243,65 +243,87 @@ export function createAdultParser(where = "parseAdult"): AdultParser {
       }
       for (let j = 0; j < COLUMNS.length; j++) columns[j]!.push(codes[j]!);
     },
-    finish(options = {}, files = [...filesSeen]) {
-      const names = options.attributes ?? ADULT_ATTRIBUTES;
-      const order = names.map((name) => {
-        const index = ADULT_ATTRIBUTES.indexOf(name);
-        if (index < 0) fail(where, `attributes must be among ${ADULT_ATTRIBUTES.join(", ")}`, name);
-        return index;
-      });
-      if (new Set(order).size !== order.length) fail(where, "attributes must not repeat", names.join(","));
-      let c = options.c;
-      if (options.partition === "binary") {
-        if (c !== undefined && c !== 2) fail(where, 'c must be 2 (or absent) with partition "binary"', c);
-        c = 2;
-      }
-      const rows = rowsRead - missing;
-      const attributes: RawAttribute[] = [];
-      const raw = order.map((j) => {
-        const column = COLUMNS[j]!;
-        const values = columns[j]!.view();
-        if (column.domain) {
-          attributes.push({ name: column.name, labels: column.domain, kind: "nominal" });
-          return values;
-        }
-        const { labels, codes } = numericCategories(values);
-        attributes.push({ name: column.name, labels, kind: "numeric" });
-        return codes;
-      });
-      const preprocessing = [
-        `dropped ${missing} rows with a missing value "?"`,
-        ...(labelPeriods > 0
-          ? [`removed the trailing "." of ${labelPeriods} income labels (adult.test)`]
-          : []),
-        ...(headers.length > 0 ? [`skipped header lines at ${headers.join(", ")}`] : []),
-        ...(options.attributes ? [`attributes selected by name: ${names.join(", ")}`] : []),
-        ...(options.partition === "binary"
-          ? [
-              "binary partition (CALM Section 5.4): every attribute reduced to 2 categories by the capping rule with c = 2",
-            ]
-          : []),
-      ];
-      return finishDataset(
-        {
-          attributes,
-          columns: raw,
-          rows,
-          source: `adult:${files.join(",")}`,
-          files,
-          rowsRead,
-          drops: [{ reason: 'missing value "?"', rows: missing }],
-          preprocessing,
-        },
-        where,
-        {
-          ...(options.d === undefined ? {} : { d: options.d }),
-          ...(c === undefined ? {} : { c }),
-          ...(options.numericBuckets === undefined ? {} : { numericBuckets: options.numericBuckets }),
-        },
-      );
-    },
+    finish: (options = {}, files = [...filesSeen]) =>
+      finishAdult(where, { columns, rowsRead, missing, labelPeriods, headers }, options, files),
   };
+}
+
+/** What an Adult parser read: the columns' codes and the counts its preprocessing reports. */
+interface AdultRead {
+  readonly columns: readonly CodeBuffer[];
+  readonly rowsRead: number;
+  readonly missing: number;
+  readonly labelPeriods: number;
+  readonly headers: readonly string[];
+}
+
+/**
+ * The Adult dataset from what was read: the selected attributes (nominal ones
+ * with their documented categories, numeric ones as ordered categories), then
+ * `finishDataset`'s d and c reduction. O(rows x attributes).
+ */
+function finishAdult(
+  where: string,
+  read: AdultRead,
+  options: AdultOptions,
+  files: readonly string[],
+): LoadedDataset {
+  const names = options.attributes ?? ADULT_ATTRIBUTES;
+  const order = names.map((name) => {
+    const index = ADULT_ATTRIBUTES.indexOf(name);
+    if (index < 0) fail(where, `attributes must be among ${ADULT_ATTRIBUTES.join(", ")}`, name);
+    return index;
+  });
+  if (new Set(order).size !== order.length) fail(where, "attributes must not repeat", names.join(","));
+  let c = options.c;
+  if (options.partition === "binary") {
+    if (c !== undefined && c !== 2) fail(where, 'c must be 2 (or absent) with partition "binary"', c);
+    c = 2;
+  }
+  const rows = read.rowsRead - read.missing;
+  const attributes: RawAttribute[] = [];
+  const raw = order.map((j) => {
+    const column = COLUMNS[j]!;
+    const values = read.columns[j]!.view();
+    if (column.domain) {
+      attributes.push({ name: column.name, labels: column.domain, kind: "nominal" });
+      return values;
+    }
+    const { labels, codes } = numericCategories(values);
+    attributes.push({ name: column.name, labels, kind: "numeric" });
+    return codes;
+  });
+  const preprocessing = [
+    `dropped ${read.missing} rows with a missing value "?"`,
+    ...(read.labelPeriods > 0
+      ? [`removed the trailing "." of ${read.labelPeriods} income labels (adult.test)`]
+      : []),
+    ...(read.headers.length > 0 ? [`skipped header lines at ${read.headers.join(", ")}`] : []),
+    ...(options.attributes ? [`attributes selected by name: ${names.join(", ")}`] : []),
+    ...(options.partition === "binary"
+      ? [
+          "binary partition (CALM Section 5.4): every attribute reduced to 2 categories by the capping rule with c = 2",
+        ]
+      : []),
+  ];
+  return finishDataset(
+    {
+      attributes,
+      columns: raw,
+      rows,
+      source: `adult:${files.join(",")}`,
+      files,
+      rowsRead: read.rowsRead,
+      drops: [{ reason: 'missing value "?"', rows: read.missing }],
+      preprocessing,
+    },
+    where,
+    {
+      ...(options.d === undefined ? {} : { d: options.d }),
+      ...(c === undefined ? {} : { c }),
+      ...(options.numericBuckets === undefined ? {} : { numericBuckets: options.numericBuckets }),
+    },
+  );
 }
 
 /**
