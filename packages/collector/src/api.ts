@@ -198,6 +198,11 @@ export interface CollectorOptions {
    * `X-Forwarded-For` is ignored (a client cannot dodge the limit by sending it).
    */
   readonly trustProxy?: string;
+  /**
+   * Directory of the operator console's built page, served at `/console/`
+   * (default: the bundle shipped in this package's `dist/console`); false: no console.
+   */
+  readonly consoleDir?: string | false;
   /** Log requests (pino, to stderr) (default false). */
   readonly logger?: boolean;
   /**

@@ -10,6 +10,7 @@ import {
   estimateMarginal,
   intervalFields,
 } from "./estimate-marginal.js";
+import { idsDropAfter } from "./listing-routes.js";
 import { marginalQuery } from "./query-attributes.js";
 import {
   MARGINALS_QUERY,
@@ -83,11 +84,16 @@ export function registerRounds(context: CollectorContext): void {
       const round = await findRound(request.params.id);
       const counts: RoundCounts = await storage.counts(round);
       const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
-      return { round: round.id, ...counts, ...state, idsHeld };
+      return {
+        round: round.id,
+        ...counts,
+        ...state,
+        idsHeld,
+        idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
+      };
     },
   );
 
-  const dropAfter = (closedAt: string) => new Date(Date.parse(closedAt) + idRetentionMs).toISOString();
   app.post<{ Params: RoundParams }>(
     "/v1/rounds/:id/close",
     { onRequest: admin, schema: { params: ROUND_PARAMS } },
@@ -98,7 +104,7 @@ export function registerRounds(context: CollectorContext): void {
       return {
         round: round.id,
         closedAt: state.closedAt,
-        idsDropAfter: dropAfter(state.closedAt!),
+        idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
         idsDroppedAt: state.idsDroppedAt,
       };
     },
