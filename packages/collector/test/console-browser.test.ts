@@ -153,6 +153,26 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
         );
       }
     }
+    // Another marginal: dark mode alone (its share grows by 0.1 a round in the simulated data).
+    await page.uncheck('#series-title ~ form input[value="0"]');
+    await page.uncheck('#series-title ~ form input[value="1"]');
+    await page.check('#series-title ~ form input[value="2"]');
+    await page.click("#series-title ~ form button[type=submit]");
+    await page.waitForSelector('#series[data-state="ready"] g.line[data-label="yes"]');
+    const dark = await api<SeriesAnswer>(
+      `/v1/campaigns/${seeded.campaign}/marginals?attrs=dark-mode&interval=0.95`,
+    );
+    expect(await page.locator("#series svg g.line").count()).toBe(2);
+    for (const label of ["no", "yes"]) {
+      expect(await page.locator(`#series g.line[data-label="${label}"] circle.point`).count()).toBe(3);
+      expect(await page.locator(`#series g.line[data-label="${label}"] line.interval`).count()).toBe(3);
+    }
+    for (const point of dark.series)
+      expect(
+        await page
+          .locator(`.series-table tr[data-index="${point.index}"] [data-field="cell-1"]`)
+          .textContent(),
+      ).toBe(`${fraction(point.cells[1]!)} [${fraction(point.lower![1]!)}, ${fraction(point.upper![1]!)}]`);
     const snippet = await page.locator("#snippet").textContent();
     expect(snippet).toContain(`fetchCampaignRound(url, "${seeded.campaign}")`);
     expect(snippet).toContain(`createReporter({`);

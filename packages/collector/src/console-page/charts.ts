@@ -125,7 +125,7 @@ function ticks(lo: number, hi: number, count: number): number[] {
 /**
  * A time series of estimates: x the round index, y the estimate, one coloured
  * line per cell, each point a dot with its interval as a vertical error bar
- * (capped); a legend on the right. Inline SVG. O(points).
+ * (capped; the lines dodged a few pixels apart at each round); a legend on the right. Inline SVG. O(points).
  */
 export function seriesSvg(lines: readonly SeriesLine[], label: string, xTitle: string): SVGElement {
   const width = 780;
@@ -137,7 +137,7 @@ export function seriesSvg(lines: readonly SeriesLine[], label: string, xTitle: s
   const [x0, x1] = [Math.min(...xs) - pad, Math.max(...xs) + pad];
   const y1 = Math.max(1e-9, ...ys) * 1.05;
   const y0 = Math.min(0, ...ys);
-  const px = (x: number) => left + ((x - x0) / (x1 - x0)) * (width - left - right);
+  const at = (x: number) => left + ((x - x0) / (x1 - x0)) * (width - left - right);
   const py = (y: number) => top + (1 - (y - y0) / (y1 - y0)) * (height - top - bottom);
   const svg = s("svg", {
     viewBox: `0 0 ${width} ${height}`,
@@ -153,13 +153,16 @@ export function seriesSvg(lines: readonly SeriesLine[], label: string, xTitle: s
       s("text", { x: left - 6, y: py(t) + 4, "text-anchor": "end" }, t.toFixed(2)),
     );
   for (const t of ticks(x0, x1, Math.min(10, Math.ceil(x1 - x0))).filter(Number.isInteger))
-    svg.append(s("text", { x: px(t), y: height - bottom + 16, "text-anchor": "middle" }, t));
+    svg.append(s("text", { x: at(t), y: height - bottom + 16, "text-anchor": "middle" }, t));
   svg.append(
     s("text", { x: left + (width - left - right) / 2, y: height - 6, "text-anchor": "middle" }, xTitle),
     s("line", { x1: left, x2: width - right, y1: height - bottom, y2: height - bottom, class: "axis" }),
   );
+  // Lines side by side around each round (a few pixels apart), so their error bars do not overlap.
+  const dodge = Math.min(5, 40 / lines.length);
   lines.forEach((line, k) => {
     const colour = PALETTE[k % PALETTE.length]!;
+    const px = (x: number) => at(x) + (k - (lines.length - 1) / 2) * dodge;
     const group = s("g", { class: "line", "data-label": line.label, stroke: colour, fill: colour });
     group.append(
       s("polyline", { points: line.points.map((p) => `${px(p.x)},${py(p.y)}`).join(" "), fill: "none" }),
