@@ -8,6 +8,7 @@ import type {
   MarginalAnswer,
   RoundPlan,
   RoundStatus,
+  RoundSummary,
   SeriesAnswer,
 } from "../src/console-page/api.js";
 import type { RunningCollector } from "../src/start-collector.js";
@@ -251,6 +252,24 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
     expect(await page.locator("#snippet").textContent()).toContain(`fetchPlan(url, "${empty}")`);
     await shot("empty-round");
     expect(problems).toEqual([]);
+  });
+
+  it("the comparison catches a page showing other numbers (an answer tampered with on its way to the page)", async () => {
+    const round = seeded.rounds[1]!;
+    const status = await api<RoundStatus>(`/v1/rounds/${round}/status`);
+    await page.route("**/v1/rounds?campaign=*", async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as { rounds: RoundSummary[] };
+      const rounds = body.rounds.map((r) => (r.round === round ? { ...r, accepted: r.accepted + 1 } : r));
+      await route.fulfill({ response: answer, json: { ...body, rounds } });
+    });
+    try {
+      await open(`#/campaigns/${seeded.campaign}`);
+      expect(await field(`tr[data-round="${round}"]`, "accepted")).not.toBe(count(status.accepted));
+      expect(await field(`tr[data-round="${round}"]`, "accepted")).toBe(count(status.accepted + 1));
+    } finally {
+      await page.unroute("**/v1/rounds?campaign=*");
+    }
   });
 
   it("error states: a wrong token, and the storage down (then back)", async () => {

@@ -28,7 +28,7 @@ function failure(error: unknown): HTMLElement {
     return notice(
       "error",
       "Storage unavailable.",
-      `The collector's database is not answering (${error.message}). The collector retries by itself; reload in a few seconds.`,
+      "The collector answered 503 storage-unavailable: its database is not answering. The collector retries by itself; reload in a few seconds.",
     );
   if (error.reason === "missing-token" || error.reason === "wrong-token")
     return notice(
