@@ -81,7 +81,7 @@ export interface SeededCampaign {
 /**
  * A campaign (eps 1, k 2, planned for 10,000 users) of `rounds` rounds opened by the admin API, each with
  * `users` simulated users (seeded records and randomness; the share of dark mode
- * grows by 0.1 a round), one refused batch (a report of a view the plan lacks:
+ * grows by 0.1 a round, from 0.2 to 0.8 and again), one refused batch (a report of a view the plan lacks:
  * `unknown-view`) and, from round 1 on, one batch sent to the previous, closed round
  * (`round-closed`). O(rounds * users).
  */
@@ -105,7 +105,7 @@ export async function seedCampaign(url: string, rounds: number, users: number): 
         url,
         round,
         plan,
-        records: campaignRecords(users, 100 + i, 0.2 + 0.1 * i),
+        records: campaignRecords(users, 100 + i, 0.2 + 0.1 * (i % 7)),
         rng: seededRng(200 + i),
         batchSize: 250,
       });
