@@ -6,8 +6,10 @@
  * per round), then headless Chromium (Debian's) loads the console pages `--runs`
  * times each (default 7), alternating pages, with the admin token already entered:
  * - overview (`#/`): navigation to the page showing every campaign and round;
- * - campaign (`#/campaigns/<id>`): navigation to the rounds table of all rounds AND
- *   the time series of a 2-way marginal with 95% intervals over every round drawn;
+ * - campaign (`#/campaigns/<id>`): navigation to the page with its plan and the
+ *   rounds table of all rounds (the page is ready; the series is still loading);
+ * - series (the same load): navigation to the time series of a 2-way marginal with
+ *   95% intervals over every round drawn (`GET /v1/campaigns/:id/marginals`);
  * - round (`#/rounds/<id>`): status, plan and the heatmap with error bars drawn.
  * Prints the median and range of each, the console's bundle sizes, and the API
  * calls behind the campaign page timed alone (median of `--runs`, from Node).
@@ -57,37 +59,50 @@ try {
   await page.goto(`${collector.url}/console/`);
   await page.evaluate((token) => sessionStorage.setItem("calm-ldp-console-token", token), TOKEN);
 
-  const pages: [name: string, hash: string, ready: string][] = [
-    ["overview", "#/", 'main[data-state="ready"] table.campaigns'],
-    ["campaign", `#/campaigns/${seeded.campaign}`, '#series[data-state="ready"] svg'],
+  // Each navigation waits for everything it started (a series still computing on the
+  // server would slow the next page's calls): the campaign page is timed twice in one
+  // load, when its rounds table is shown and when its series is drawn.
+  const pages: [hash: string, marks: [name: string, ready: string][]][] = [
+    ["#/", [["overview", 'main[data-state="ready"] table.campaigns']]],
     [
-      "round",
+      `#/campaigns/${seeded.campaign}`,
+      [
+        ["campaign", 'main[data-state="ready"] table.rounds'],
+        ["series", '#series[data-state="ready"] svg'],
+      ],
+    ],
+    [
       `#/rounds/${seeded.rounds[0]}?campaign=${seeded.campaign}`,
-      '#marginal[data-state="ready"] svg',
+      [["round", '#marginal[data-state="ready"] svg']],
     ],
   ];
-  const times = new Map<string, number[]>(pages.map(([name]) => [name, []]));
+  const times = new Map<string, number[]>(pages.flatMap(([, marks]) => marks.map(([name]) => [name, []])));
   const requests = new Map<string, number[]>();
   page.on("requestfinished", (request) => {
     const timing = request.timing();
-    const path = new URL(request.url()).pathname.replace(seeded.campaign, "<id>");
+    const path = new URL(request.url()).pathname
+      .replace(seeded.campaign, "<id>")
+      .replace(/rounds\/[0-9a-f-]{36}/, "rounds/<round>");
     requests.set(path, [...(requests.get(path) ?? []), timing.responseEnd]);
   });
   for (let run = 0; run <= runs; run++) {
-    for (const [name, hash, ready] of pages) {
+    for (const [hash, marks] of pages) {
       await page.goto("about:blank");
       const start = performance.now();
       await page.goto(`${collector.url}/console/${hash}`);
-      await page.waitForSelector(ready, { timeout: 60_000 });
-      if (run > 0) times.get(name)!.push(performance.now() - start); // run 0 warms up
+      for (const [name, ready] of marks) {
+        await page.waitForSelector(ready, { timeout: 60_000 });
+        if (run > 0) times.get(name)!.push(performance.now() - start); // run 0 warms up
+      }
     }
   }
-  await page.goto(`${collector.url}/console/${pages[1]![1]}`);
-  await page.waitForSelector(pages[1]![2]);
+  await page.goto(`${collector.url}/console/${pages[1]![0]}`);
+  await page.waitForSelector('#series[data-state="ready"] svg');
   const rows = await page.locator("table.rounds tbody tr").count();
   await browser.close();
   for (const [path, values] of requests)
-    if (values.length >= runs && !path.includes("/assets/")) console.log(`  in the page: ${path}: ${summary(values)}`);
+    if (values.length >= runs && !path.includes("/assets/"))
+      console.log(`  in the page: ${path}: ${summary(values)}`);
   if (errors.length > 0) throw new Error(`console bench: page errors: ${errors.join("; ")}`);
   console.log(
     `console load, navigation to drawn (Chromium, loopback; campaign page shows ${rows} round rows):`,
@@ -118,10 +133,12 @@ try {
     }
     console.log(`  GET ${path.replace(seeded.campaign, "<id>")}: ${summary(values)}`);
   }
-  const campaign = median(times.get("campaign")!);
-  console.log(
-    `target: campaign page of ${rounds} rounds under 1000 ms: ${campaign < 1000 ? "met" : "NOT met"} (${campaign.toFixed(0)} ms)`,
-  );
+  for (const name of ["campaign", "series"]) {
+    const ms = median(times.get(name)!);
+    console.log(
+      `target: ${name} of ${rounds} rounds under 1000 ms: ${ms < 1000 ? "met" : "NOT met"} (${ms.toFixed(0)} ms)`,
+    );
+  }
 } finally {
   await collector.close();
   rmSync(dir, { recursive: true, force: true });

@@ -122,15 +122,19 @@ function seriesSection(api: ConsoleApi, campaign: CampaignDetail, fail: (error: 
  * A campaign's page (`#/campaigns/<id>`): its plan and schedule, every round
  * (state, window, reports accepted and refused by reason, per-view balance, ids
  * held), the time series of a marginal, and the client snippet. Reading the
- * campaign rolls a scheduled campaign over, as every campaign read does.
+ * campaign rolls a scheduled campaign over, as every campaign read does. The page
+ * is ready once the campaign and its rounds are (two calls at once); the series
+ * (one estimate per round, the slowest call) is drawn when it arrives.
  */
 export async function renderCampaign(
   api: ConsoleApi,
   id: string,
   fail: (error: unknown) => HTMLElement,
 ): Promise<(Node | string)[]> {
-  const campaign = await api.get<CampaignDetail>(`/v1/campaigns/${id}`);
-  const { rounds } = await api.get<{ rounds: RoundSummary[] }>(`/v1/rounds?campaign=${id}`);
+  const [campaign, { rounds }] = await Promise.all([
+    api.get<CampaignDetail>(`/v1/campaigns/${id}`),
+    api.get<{ rounds: RoundSummary[] }>(`/v1/rounds?campaign=${id}`),
+  ]);
   const series = seriesSection(api, campaign, fail);
   const schedule =
     campaign.roundEveryMs === null
