@@ -109,6 +109,7 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
     const standalone = `tr[data-round="${empty}"]`;
     expect(await field(standalone, "accepted")).toBe("0");
     expect(await field(standalone, "state")).toBe("open");
+    expect(await field(standalone, "balance")).toBe(" 0–0"); // no reports in any view
     await shot("overview");
     expect(problems).toEqual([]);
   });

@@ -22,8 +22,9 @@ export function refusedText(rejected: Readonly<Record<string, number>>): string 
  * means clients that do not (or an attacker choosing views).
  */
 export function balance(perView: readonly number[]): HTMLElement {
-  const max = Math.max(1, ...perView);
   const min = perView.length === 0 ? 0 : Math.min(...perView);
+  const top = perView.length === 0 ? 0 : Math.max(...perView);
+  const max = Math.max(1, top); // the bars' scale
   const width = Math.min(160, 6 * perView.length);
   const bars = s(
     "svg",
@@ -44,7 +45,7 @@ export function balance(perView: readonly number[]): HTMLElement {
       }),
     ),
   );
-  return h("span", { class: "balance" }, bars, ` ${count(min)}–${count(max)}`);
+  return h("span", { class: "balance" }, bars, ` ${count(min)}–${count(top)}`);
 }
 
 /** The window of a round: opened – closed, or until its scheduled end, or open. */
