@@ -33,26 +33,15 @@ export interface CampaignDetail {
   readonly rounds: readonly CampaignRound[];
 }
 
-/** One round of `GET /v1/campaigns/:id/marginals`. */
-export interface SeriesPoint {
-  readonly round: string;
-  readonly index: number;
-  readonly openedAt: string;
-  readonly closedAt: string | null;
-  readonly n: number;
-  readonly cells: readonly number[];
-  readonly lower?: readonly number[];
-  readonly upper?: readonly number[];
+/** One round of `GET /v1/campaigns/:id/marginals`: a round's answer, with where it sits in the campaign. */
+export interface SeriesPoint extends CampaignRound, Pick<MarginalAnswer, "n" | "cells" | "lower" | "upper"> {
   /** Why this round has no interval (a view without reports). */
   readonly noInterval?: string;
 }
 
 /** `GET /v1/campaigns/:id/marginals`. */
-export interface SeriesAnswer {
+export interface SeriesAnswer extends Pick<MarginalAnswer, "attrs" | "attributes" | "cardinalities"> {
   readonly campaign: string;
-  readonly attrs: readonly string[];
-  readonly attributes: readonly number[];
-  readonly cardinalities: readonly number[];
   readonly series: readonly SeriesPoint[];
 }
 
