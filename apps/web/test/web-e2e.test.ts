@@ -53,6 +53,13 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
       .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
     expect(methods).toEqual([...HARNESS_METHOD_IDS]);
     expect(served.info.methods).toEqual([...HARNESS_METHOD_IDS]);
+    // Checked when the page opens: CALM and calm-plus (the best estimator) among the defaults.
+    const checked = await page
+      .locator('input[name="method"]:checked')
+      .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+    expect(checked).toEqual(
+      ["calm", "calm-plus", "fc", "am", "ft", "uni"].filter((id) => HARNESS_METHOD_IDS.includes(id)),
+    );
     const unlabelled = await page.evaluate(() =>
       Array.from(document.querySelectorAll("input, select, button"))
         .filter((el) => {
@@ -216,6 +223,38 @@ describe.skipIf(missing !== undefined)("web demo in headless Chromium", () => {
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, "web-demo.png"), fullPage: true });
     expect(existsSync(join(OUTPUT, "web-demo.png"))).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
+  it("never cuts the chart's legend off: where the results column is narrower than the chart, it scales down", async () => {
+    /** The SSE chart's legend title and right edges (pixels) of it, the chart's SVG and its column. */
+    const edges = () =>
+      page.evaluate(() => {
+        const title = document.querySelector("#sse-chart g.role-legend-title text")!;
+        const right = (el: Element) => el.getBoundingClientRect().right;
+        const svg = document.querySelector("#sse-chart svg")!;
+        return {
+          text: title.textContent,
+          title: right(title),
+          svg: right(svg),
+          column: right(svg.parentElement!),
+        };
+      });
+    // 1220 and 600 pixels: the widths at which the column is narrower than the chart (a 1280 window less its scroll bar).
+    for (const width of [1220, 600, 1366]) {
+      await page.setViewportSize({ width, height: 768 });
+      const at = await edges();
+      expect(at.text).toBe("method");
+      expect(at.svg, `window ${width}`).toBeLessThanOrEqual(at.column + 0.5);
+      expect(at.title, `window ${width}`).toBeLessThanOrEqual(at.column + 0.5);
+    }
+    // The check catches the bug: without the scaling rule the title is cut off at 1220 pixels.
+    await page.setViewportSize({ width: 1220, height: 768 });
+    const broken = await page.addStyleTag({ content: ".chart svg { max-width: none !important; }" });
+    const clipped = await edges();
+    expect(clipped.title).toBeGreaterThan(clipped.column);
+    await broken.evaluate((node) => (node as Element).remove());
+    await page.setViewportSize({ width: 1366, height: 768 });
     expect(problems).toEqual([]);
   });
 

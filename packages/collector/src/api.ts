@@ -237,6 +237,11 @@ export interface CollectorOptions {
    */
   readonly trustProxy?: string;
   /**
+   * Directory of the operator console's built page, served at `/console/`
+   * (default: the bundle shipped in this package's `dist/console`); false: no console.
+   */
+  readonly consoleDir?: string | false;
+  /**
    * Protected mode (see tokens/routes.ts and docs/threat-model.md): every report
    * spends one Privacy Pass token issued per round by `tokens.attester`'s vouching,
    * which also fixes the report's view and id. Default: unprotected.

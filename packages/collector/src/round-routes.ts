@@ -11,6 +11,7 @@ import {
   estimateMarginal,
   intervalFields,
 } from "./estimate-marginal.js";
+import { idsDropAfter } from "./listing-routes.js";
 import { marginalQuery } from "./query-attributes.js";
 import {
   MARGINALS_QUERY,
@@ -88,11 +89,17 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       const counts: RoundCounts = await storage.counts(round);
       const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
       // Statistical flags (defences/view-balance.ts): views off their expected share.
-      return { round: round.id, ...counts, ...state, idsHeld, flags: viewBalanceFlags(counts.perView) };
+      return {
+        round: round.id,
+        ...counts,
+        ...state,
+        idsHeld,
+        idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
+        flags: viewBalanceFlags(counts.perView),
+      };
     },
   );
 
-  const dropAfter = (closedAt: string) => new Date(Date.parse(closedAt) + idRetentionMs).toISOString();
   app.post<{ Params: RoundParams }>(
     "/v1/rounds/:id/close",
     { onRequest: admin, schema: { params: ROUND_PARAMS } },
@@ -102,7 +109,7 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       return {
         round: round.id,
         closedAt: state.closedAt,
-        idsDropAfter: dropAfter(state.closedAt!),
+        idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
         idsDroppedAt: state.idsDroppedAt,
       };
     },

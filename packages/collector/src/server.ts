@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { CollectorOptions, CollectorStorage, ErrorBody, StoredRound } from "./api.js";
 import { bearerChecker } from "./auth.js";
 import { registerCampaigns } from "./campaigns.js";
+import { registerConsole } from "./console-route.js";
 import { CorsPolicy } from "./cors.js";
 import {
   InvalidParameterError,
@@ -12,6 +13,7 @@ import {
   StorageError,
 } from "./errors.js";
 import { registerHealth } from "./health.js";
+import { registerListings } from "./listing-routes.js";
 import { loggedRounds, loggerOptions, RequestLogsAtDebug } from "./logging.js";
 import { attachMetrics, CollectorMetrics, registerMetricsRoute, reportsInBatch } from "./metrics.js";
 import { registerOpenApi } from "./openapi.js";
@@ -60,7 +62,7 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  *   nothing (JSON schema, then the wire format and the view oracle's own check);
  *   answered 200 `{acknowledged, stored, duplicates}` only after the storage
  *   committed; a report id seen before is acknowledged but not counted again;
- * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView, closedAt, idsDroppedAt, idsHeld}`;
+ * - `GET /v1/rounds/:id/status` (admin): `{round, accepted, duplicates, rejected, perView, closedAt, idsDroppedAt, idsHeld, idsDropAfter}`;
  * - `POST /v1/rounds/:id/close` (admin): close the round -> 200 `{round, closedAt, idsDropAfter, idsDroppedAt}`;
  *   its counts stay, later reports get 409 `round-closed`, and `idRetentionMs`
  *   after closing a sweep (every max(250 ms, min(retention / 4, 60 s))) drops its report ids;
@@ -70,6 +72,9 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
  * - campaigns (one plan reused by a sequence of rounds, `registerCampaigns` in campaigns.ts):
  *   `POST /v1/campaigns`, `GET /v1/campaigns/:id`, `POST /v1/campaigns/:id/rounds`,
  *   `GET /v1/campaigns/:id/current` (public, CORS), `GET /v1/campaigns/:id/marginals?attrs=&from=&to=`;
+ * - listings (admin, listing-routes.ts): `GET /v1/campaigns`, `GET /v1/rounds[?campaign=<id>|none]`;
+ * - `GET /console/` (console-route.ts): the operator console, a static page reading the admin API
+ *   with the token typed into it (same-origin only; `consoleDir: false` leaves it out);
  * - `GET /healthz` (liveness, never calls the database) and `GET /readyz`
  *   (readiness: the database answers, takes a write, has this schema version;
  *   else 503), both with `refused` (requests refused since start, by reason);
@@ -123,6 +128,8 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     maxQueryCells: settings.maxQueryCells,
     now: () => new Date(),
   });
+  registerListings(context);
+  if (options.consoleDir !== false) registerConsole(context.app, options.consoleDir);
   sweepClosedRoundIds(context);
   return context.app;
 }

@@ -153,6 +153,7 @@ async function closingContract(backend: Backend): Promise<void> {
     rejected: { "round-closed": 12 },
     closedAt: closed.body.closedAt,
     idsDroppedAt: droppedAt.toISOString(),
+    idsDropAfter: closed.body.idsDropAfter, // closing time + retention, as the close answer said
     idsHeld: 0,
   });
   expect(await answers(a.round)).toEqual(answersBefore);

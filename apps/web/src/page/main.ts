@@ -46,7 +46,7 @@ const METHOD_NAMES: Record<string, string> = {
 };
 
 /** Checked when the page opens (as `pnpm demo` compares them); every other harness method is offered unchecked. */
-const DEFAULT_METHODS = ["calm", "fc", "am", "ft", "uni"];
+const DEFAULT_METHODS = ["calm", "calm-plus", "fc", "am", "ft", "uni"];
 
 const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
   const node = document.getElementById(id);
