@@ -60,6 +60,13 @@ function isAdmin(route: RouteOptions, admin: unknown): boolean {
   return Array.isArray(hooks) ? hooks.includes(admin as never) : hooks === admin;
 }
 
+/** The path parameter of a wildcard route: the rest of the path (a console file such as `assets/x.js`). */
+const WILDCARD_PARAMS = {
+  type: "object",
+  properties: { path: { type: "string", description: "The rest of the path (a file below the route)" } },
+  required: ["path"],
+} as const;
+
 /**
  * Describe the collector's API as OpenAPI 3.1 (`@fastify/swagger`), from the
  * routes' own JSON schemas (params, query, body, responses; no second copy):
@@ -102,10 +109,13 @@ export async function registerOpenApi(app: FastifyInstance, admin: unknown): Pro
       const method = Array.isArray(route.method) ? route.method[0]! : route.method;
       const described = (schema ?? {}) as Record<string, unknown>;
       const hide = method === "OPTIONS" || method === "HEAD" || url === "*";
+      // A wildcard route (the console's files, `/console/*`) as a named path parameter.
+      const wildcard = url.endsWith("/*");
       return {
-        url,
+        url: wildcard ? `${url.slice(0, -1)}{path}` : url,
         schema: {
           ...described,
+          ...(wildcard ? { params: WILDCARD_PARAMS } : {}),
           ...(hide ? { hide: true } : {}),
           operationId: operationId(method, url),
           summary: (described.summary as string | undefined) ?? `${method} ${url}`,
