@@ -11,13 +11,14 @@ import type {
 } from "./api.js";
 import { ShardHttp } from "./clickhouse-http.js";
 import { prepareTables, select } from "./clickhouse-schema.js";
-import { CLOSED, type Job, type JobResult, REPORT_MARK, storeShardGroup } from "./clickhouse-writer.js";
+import { CLOSED, type JobResult, REPORT_MARK, ShardWriter, storeShardGroup } from "./clickhouse-writer.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
-import { GroupCommit } from "./group-commit.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Reports per group (one id lookup, one insert and one check on one shard) at most. */
 const MAX_GROUP_REPORTS = 20_000;
+/** Groups per shard in flight at once in one process (see `ShardWriter`). */
+const PIPELINE = 2;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -166,7 +167,7 @@ class ClickHouseStorage implements CollectorStorage {
   readonly #clients: ClickHouseClient[];
   readonly #http: ShardHttp[];
   readonly #db: string;
-  readonly #writers: GroupCommit<Job, JobResult>[];
+  readonly #writers: ShardWriter[];
   #reader = 0;
   #closed = false;
 
@@ -185,9 +186,9 @@ class ClickHouseStorage implements CollectorStorage {
     this.#db = location.database;
     this.#writers = http.map(
       (shard) =>
-        new GroupCommit<Job, JobResult>(
+        new ShardWriter(
           (jobs) => this.#guard("write", () => storeShardGroup(shard, this.#db, jobs)),
-          (job) => job.reports.length,
+          PIPELINE,
           MAX_GROUP_REPORTS,
         ),
     );

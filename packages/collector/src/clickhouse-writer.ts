@@ -1,4 +1,5 @@
 import type { AcceptedReport, StoredRound, StoreResult } from "./api.js";
+import { GroupCommit } from "./group-commit.js";
 import { reportRowsBinary, type ShardHttp } from "./clickhouse-http.js";
 
 /** The cell that marks "one report" in the counts (above every view's cells). */
@@ -45,10 +46,11 @@ export async function storeShardGroup(
     // (1) The ids the shard holds (rows per id), and 'closed' when the round is closed.
     const held = new Map<string, number>();
     let closed = false;
-    for (const [id, rows] of await shard.query(
+    for (const [id, rows] of await shard.queryWithIds(
       `SELECT toString(report_id), count() FROM ${db}.calm_reports
-       WHERE round_no = ${no} AND report_id IN (${idList(ids)}) GROUP BY report_id
+       WHERE round_no = ${no} AND report_id IN ids GROUP BY report_id
        UNION ALL SELECT 'closed', toUInt64(0) FROM ${db}.calm_round_state WHERE round_no = ${no} LIMIT 1`,
+      ids,
     )) {
       if (id === "closed") closed = true;
       else held.set(id!, Number(rows));
@@ -76,10 +78,10 @@ export async function storeShardGroup(
       // (2) The new reports, and their counts through the materialized view.
       await shard.insertBinary(`${db}.calm_reports`, reportRowsBinary(no, fresh));
       // (3) Which of them another writer inserted too meanwhile.
-      for (const [id] of await shard.query(
+      for (const [id] of await shard.queryWithIds(
         `SELECT toString(report_id) FROM ${db}.calm_reports
-         WHERE round_no = ${no} AND report_id IN (${idList(fresh.map((r) => r.id))})
-         GROUP BY report_id HAVING count() > 1`,
+         WHERE round_no = ${no} AND report_id IN ids GROUP BY report_id HAVING count() > 1`,
+        fresh.map((r) => r.id),
       ))
         copied.push(id!);
     }
@@ -146,4 +148,56 @@ function compareRows(
   for (let i = 0; i < Math.min(a.cells.length, b.cells.length); i++)
     if (a.cells[i] !== b.cells[i]) return a.cells[i]! - b.cells[i]!;
   return a.cells.length - b.cells.length;
+}
+
+/**
+ * The writers of one shard in one process: `pipeline` group commits whose
+ * groups run at once (a group's lookup overlapping the previous group's insert),
+ * jobs dealt to them in turn. A group sharing an id with an earlier group still
+ * running waits for it first, so within one process an id is looked up only
+ * after any insert of it has finished, and `stored`/`duplicates` stay exact.
+ * Waits go only to earlier groups, so none can deadlock.
+ */
+export class ShardWriter {
+  readonly #commits: GroupCommit<Job, JobResult>[];
+  readonly #running = new Set<{ ids: Set<string>; done: Promise<unknown> }>();
+  #turn = 0;
+
+  constructor(run: (jobs: Job[]) => Promise<JobResult[]>, pipeline: number, maxGroupReports: number) {
+    this.#commits = Array.from(
+      { length: pipeline },
+      () =>
+        new GroupCommit<Job, JobResult>(
+          (jobs) => this.#ordered(jobs, run),
+          (job) => job.reports.length,
+          maxGroupReports,
+        ),
+    );
+  }
+
+  submit(job: Job): Promise<JobResult> {
+    this.#turn = (this.#turn + 1) % this.#commits.length;
+    return this.#commits[this.#turn]!.submit(job);
+  }
+
+  async idle(): Promise<void> {
+    await Promise.all(this.#commits.map((commit) => commit.idle()));
+  }
+
+  async #ordered(jobs: Job[], run: (jobs: Job[]) => Promise<JobResult[]>): Promise<JobResult[]> {
+    const ids = new Set<string>();
+    for (const job of jobs) for (const report of job.reports) ids.add(report.id);
+    const earlier = [...this.#running].filter((group) => [...ids].some((id) => group.ids.has(id)));
+    const done = (async () => {
+      await Promise.allSettled(earlier.map((group) => group.done));
+      return run(jobs);
+    })();
+    const entry = { ids, done };
+    this.#running.add(entry);
+    try {
+      return await done;
+    } finally {
+      this.#running.delete(entry);
+    }
+  }
 }
