@@ -17,8 +17,6 @@ import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./s
 
 /** Reports per group (one id lookup, one insert and one check on one shard) at most. */
 const MAX_GROUP_REPORTS = 20_000;
-/** Groups per shard in flight at once in one process (see `ShardWriter`). */
-const PIPELINE = 2;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -87,6 +85,12 @@ export function shardOf(id: string, shards: number): number {
 export interface ClickHouseStorageOptions {
   /** Milliseconds before a request to a shard counts as failed (default 30,000). */
   readonly requestTimeout?: number;
+  /**
+   * Groups per shard in flight at once in this process (default 1: one group
+   * commit per shard, so the fewest and largest inserts; 2 overlaps a group's
+   * lookup with the previous group's insert, for a cluster with idle cores).
+   */
+  readonly pipeline?: number;
 }
 
 /**
@@ -133,6 +137,9 @@ export async function openClickHouseStorage(
 ): Promise<CollectorStorage> {
   const location = parseClickHouseUrl(url);
   const requestTimeout = options.requestTimeout ?? 30_000;
+  const pipeline = options.pipeline ?? 1;
+  if (!Number.isSafeInteger(pipeline) || pipeline < 1 || pipeline > 8)
+    throw new InvalidParameterError(`ClickHouse pipeline must be an integer from 1 to 8 (got ${pipeline})`);
   const clients = location.shards.map((shard) =>
     createClient({
       url: shard,
@@ -155,7 +162,7 @@ export async function openClickHouseStorage(
   const http = location.shards.map(
     (shard) => new ShardHttp(shard, location.username, location.password, location.database, requestTimeout),
   );
-  return new ClickHouseStorage(clients, http, location, requestTimeout);
+  return new ClickHouseStorage(clients, http, location, requestTimeout, pipeline);
 }
 
 function message(error: unknown): string {
@@ -179,6 +186,7 @@ class ClickHouseStorage implements CollectorStorage {
     http: ShardHttp[],
     location: ClickHouseLocation,
     requestTimeout: number,
+    pipeline: number,
   ) {
     this.#requestTimeout = requestTimeout;
     this.#clients = clients;
@@ -188,7 +196,7 @@ class ClickHouseStorage implements CollectorStorage {
       (shard) =>
         new ShardWriter(
           (jobs) => this.#guard("write", () => storeShardGroup(shard, this.#db, jobs)),
-          PIPELINE,
+          pipeline,
           MAX_GROUP_REPORTS,
         ),
     );

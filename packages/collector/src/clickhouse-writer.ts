@@ -77,13 +77,19 @@ export async function storeShardGroup(
     if (fresh.length > 0) {
       // (2) The new reports, and their counts through the materialized view.
       await shard.insertBinary(`${db}.calm_reports`, reportRowsBinary(no, fresh));
-      // (3) Which of them another writer inserted too meanwhile.
-      for (const [id] of await shard.queryWithIds(
-        `SELECT toString(report_id) FROM ${db}.calm_reports
-         WHERE round_no = ${no} AND report_id IN ids GROUP BY report_id HAVING count() > 1`,
-        fresh.map((r) => r.id),
-      ))
-        copied.push(id!);
+      // (3) Whether another writer inserted some of them too meanwhile (more rows than ids), and which.
+      const freshIds = fresh.map((r) => r.id);
+      const [[rows]] = await shard.queryWithIds(
+        `SELECT count() FROM ${db}.calm_reports WHERE round_no = ${no} AND report_id IN ids`,
+        freshIds,
+      );
+      if (Number(rows) > fresh.length)
+        for (const [id] of await shard.queryWithIds(
+          `SELECT toString(report_id) FROM ${db}.calm_reports
+           WHERE round_no = ${no} AND report_id IN ids GROUP BY report_id HAVING count() > 1`,
+          freshIds,
+        ))
+          copied.push(id!);
     }
     if (copied.length > 0) await writeOffCopies(shard, db, no, copied);
     if (duplicates > 0)

@@ -200,7 +200,8 @@ describeWith(clickhouseCluster(), "ClickHouse storage: the storage contract on t
       const view = uniformInt(rng, plan.m);
       return { id: id(50_000 + i), view, cells: [uniformInt(rng, plan.views[view]!.cells)] };
     };
-    const [a, b] = [await openClickHouseStorage(url), await openClickHouseStorage(url)];
+    // B with two groups per shard in flight (its groups sharing ids run in order).
+    const [a, b] = [await openClickHouseStorage(url), await openClickHouseStorage(url, { pipeline: 2 })];
     const round = await a.createRound(roundToStore(plan, "5d1e2f3a-0000-4000-8000-00000000c999", 4_000));
     const { database } = parseClickHouseUrl(url);
     let next = 0;
