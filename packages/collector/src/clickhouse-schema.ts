@@ -21,9 +21,10 @@ export interface ClusterTables {
  *   under the cell `REPORT_MARK`;
  * - `calm_count_fixes` (`ReplacingMergeTree(copies)`): per id stored more than
  *   once, what takes its surplus rows out of the counts (see `writeOffCopies`);
- * - `calm_counters`, `calm_rounds`, `calm_round_state` as before, and
- *   `Distributed` tables `calm_reports_all`, `calm_cell_counts_all`,
- *   `calm_count_fixes_all`, `calm_counters_all` over the cluster.
+ * - `calm_counters` (`SummingMergeTree`), `calm_rounds` (every round on every
+ *   shard), `calm_round_state` (closing and dropping times, on every shard), and
+ *   `Distributed` tables `calm_reports_all`, `calm_counters_all` over the
+ *   cluster (the counts are read from each shard's local tables).
  * Throws when a shard is not the cluster's shard of its position, or when
  * `calm_reports` exists with another engine (made by an earlier collector).
  */
@@ -54,8 +55,6 @@ export async function prepareTables(
     `CREATE TABLE IF NOT EXISTS ${db}.calm_round_state (round_no UInt64, round_id String, closed_at String,
        ids_dropped_at String) ENGINE = MergeTree() ORDER BY round_no`,
     distributed("calm_reports"),
-    distributed("calm_cell_counts"),
-    distributed("calm_count_fixes"),
     distributed("calm_counters"),
   ];
   await Promise.all(

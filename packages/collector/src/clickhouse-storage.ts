@@ -396,55 +396,57 @@ class ClickHouseStorage implements CollectorStorage {
 
   /**
    * The counts of a round per (view, cell), `REPORT_MARK` cells counting
-   * reports: the maintained counts (`calm_cell_counts`, summed over its unmerged
-   * parts) plus, per (id, view, cell) of an id stored more than once, its latest
-   * write-off (`calm_count_fixes`). Cost: O(views x cells x unmerged parts + ids
-   * stored twice) on the shards, independent of the reports; one query, so the
-   * reports and support counts of one inserted block are read together.
+   * reports: on every shard at once (its local tables, one query each, no
+   * Distributed hop), the maintained counts (`calm_cell_counts`, summed over its
+   * unmerged parts) plus, per (id, view, cell) of an id stored more than once,
+   * its latest write-off (`calm_count_fixes`); the shards' answers added up here
+   * (integers: exact in any order). Cost: O(views x cells x unmerged parts + ids
+   * stored twice) per shard, independent of the reports; the reports and support
+   * counts of one inserted block are read together (one part of the counts).
    */
-  #countsQuery(round: number): string {
-    return `SELECT view, cell, sum(n) AS total FROM (
-        SELECT view, cell, sum(n) AS n FROM ${this.#db}.calm_cell_counts_all
-        WHERE round_no = ${round} GROUP BY view, cell
+  async #cellCounts(round: number): Promise<Map<number, Map<number, number>>> {
+    const sql = `SELECT view, cell, sum(n) FROM (
+        SELECT view, cell, n FROM ${this.#db}.calm_cell_counts WHERE round_no = ${round}
         UNION ALL
-        SELECT view, cell, sum(fix) AS n FROM (
-          SELECT view, cell, argMax(n, copies) AS fix FROM ${this.#db}.calm_count_fixes_all
-          WHERE round_no = ${round} GROUP BY report_id, view, cell
-        ) GROUP BY view, cell
-      ) GROUP BY view, cell HAVING total != 0`;
+        SELECT view, cell, argMax(n, copies) AS n FROM ${this.#db}.calm_count_fixes
+        WHERE round_no = ${round} GROUP BY report_id, view, cell
+      ) GROUP BY view, cell`;
+    const answers = await this.#guard("read", () => Promise.all(this.#http.map((shard) => shard.query(sql))));
+    const totals = new Map<number, Map<number, number>>();
+    for (const rows of answers)
+      for (const [view, cell, n] of rows) {
+        const perView = totals.get(Number(view)) ?? new Map<number, number>();
+        totals.set(Number(view), perView);
+        perView.set(Number(cell), (perView.get(Number(cell)) ?? 0) + Number(n));
+      }
+    return totals;
   }
 
   async counts(round: StoredRound): Promise<RoundCounts> {
-    const client = this.#readClient();
-    const [perView, counters] = await this.#guard("read", () =>
-      Promise.all([
+    const [totals, counters] = await Promise.all([
+      this.#cellCounts(round.no),
+      this.#guard("read", () =>
         select(
-          client,
-          `SELECT view, total FROM (${this.#countsQuery(round.no)}) WHERE cell = ${REPORT_MARK}`,
-        ),
-        select(
-          client,
+          this.#readClient(),
           `SELECT name, sum(value) FROM ${this.#db}.calm_counters_all WHERE round_no = ${round.no} GROUP BY name`,
         ),
-      ]),
-    );
+      ),
+    ]);
     return countsFromRows(
       round,
-      perView.map(([view, count]) => [Number(view), Number(count)]),
+      [...totals].map(([view, cells]) => [view, cells.get(REPORT_MARK) ?? 0]),
       counters.map(([name, value]) => [name, Number(value)]),
     );
   }
 
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
-    // One query (one read of each shard) yields both aggregates, so they agree under
-    // concurrent inserts: every report contributes a REPORT_MARK row besides its cells.
-    const rows = await this.#guard("read", () => select(this.#readClient(), this.#countsQuery(round.no)));
     const reportRows: unknown[][] = [];
     const supportRows: unknown[][] = [];
-    for (const [view, cell, count] of rows) {
-      if (Number(cell) === REPORT_MARK) reportRows.push([Number(view), Number(count)]);
-      else supportRows.push([view, cell, count]);
-    }
+    for (const [view, cells] of await this.#cellCounts(round.no))
+      for (const [cell, count] of cells) {
+        if (cell === REPORT_MARK) reportRows.push([view, count]);
+        else if (count !== 0) supportRows.push([view, cell, count]);
+      }
     return supportFromRows(round.plan, reportRows, supportRows);
   }
 
