@@ -1,6 +1,6 @@
 import type { AcceptedReport, StoredRound, StoreResult } from "./api.js";
-import { GroupCommit } from "./group-commit.js";
 import { reportRowsBinary, type ShardHttp } from "./clickhouse-http.js";
+import { GroupCommit } from "./group-commit.js";
 
 /** The cell that marks "one report" in the counts (above every view's cells). */
 export const REPORT_MARK = 4_294_967_295;
