@@ -326,7 +326,8 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   async heldIds(round: StoredRound): Promise<number> {
-    // Rows, not distinct ids: a duplicate racing in two collectors counts until merged.
+    // Rows, not distinct ids: a copy of an id two collectors raced on counts here (it is
+    // written off in the counts, and deleted with the round's rows).
     const rows = await this.#guard("read", () =>
       select(
         this.#readClient(),
