@@ -86,6 +86,30 @@ const setup = (script: string) =>
     .split("\n")
     .pop()!;
 
+/**
+ * CPU seconds of the first `shards` servers .ci/setup-clickhouse started on this
+ * machine (their pid files in `$CALM_LDP_CH_DATA/shardN`, all threads of each), or
+ * undefined when the cluster is elsewhere (`CALM_LDP_BENCH_CLICKHOUSE_URL`) or a pid
+ * file cannot be read.
+ */
+function clickHouseCpuSeconds(shards: number): Map<number, number> | undefined {
+  if (process.env.CALM_LDP_BENCH_CLICKHOUSE_URL !== undefined) return undefined;
+  const data = process.env.CALM_LDP_CH_DATA ?? "/var/tmp/calm-ldp-clickhouse";
+  const seconds = new Map<number, number>();
+  for (let shard = 1; shard <= shards; shard++) {
+    let pid: number;
+    try {
+      pid = Number(readFileSync(join(data, `shard${shard}`, "server.pid"), "utf8").trim());
+    } catch {
+      return undefined;
+    }
+    const fields = statFields(pid);
+    if (fields === undefined) return undefined;
+    seconds.set(pid, cpuSeconds(fields));
+  }
+  return seconds;
+}
+
 export async function benchBackend(
   name: BackendName,
   shards: number,
@@ -192,7 +216,7 @@ export async function benchBackend(
         )
       ).reduce((s, b) => s + Number(b), 0),
     sql,
-    serverCpuSeconds: async () => undefined,
+    serverCpuSeconds: async () => clickHouseCpuSeconds(shards),
     dispose: async () => {
       await sql(`DROP DATABASE IF EXISTS ${database}`);
     },

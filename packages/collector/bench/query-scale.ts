@@ -4,12 +4,13 @@
  * storage (`storeReports`, batches of `--batch`, default 10,000: the ingest path
  * minus HTTP), then the query is timed 10 times: the SQL `GROUP BY` (the store's
  * part, which grows with the reports) and the estimate (JavaScript, independent of
- * the reports). The round: d = 8 binary attributes, eps = 1, planned for `--reports`
+ * the reports), then 10 times over HTTP (a collector on the same storage in this
+ * process: `GET /v1/rounds/<id>/marginals`, SQL + estimate + answer). The round: d = 8 binary attributes, eps = 1, planned for `--reports`
  * users with `--k` (default 3: GRR views, one support row per report; k = 8 at
  * 10^7 users plans a single OUE view of 256 cells, ~70 support rows per report).
  * Run: `npx tsx bench/query-scale.ts --backend clickhouse --shards 2 --reports 10000000`.
  */
-import { estimateMarginal, planRound } from "../src/index.js";
+import { estimateMarginal, planRound, startCollector } from "../src/index.js";
 import { type BackendName, benchBackend, storeUniformReports } from "./backends.js";
 
 const argument = (name: string, fallback: string) => {
@@ -62,7 +63,24 @@ try {
   console.log(
     `  8-way marginal: SQL GROUP BY median ${median(sql).toFixed(0)} ms (min ${Math.min(...sql).toFixed(0)}, max ${Math.max(...sql).toFixed(0)}; 10 runs); estimate median ${median(js).toFixed(1)} ms (checksum ${checksum.toFixed(6)})`,
   );
-  await storage.close();
+  const token = "query-scale-admin-token-0123456789";
+  const collector = await startCollector({ storage, adminToken: token });
+  const attrs = attributes.map((a) => a.name).join(",");
+  const http: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const t = performance.now();
+    const answer = (await (
+      await fetch(`${collector.url}/v1/rounds/${round.id}/marginals?attrs=${attrs}`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { cells: number[] };
+    http.push(performance.now() - t);
+    checksum += answer.cells[0]!;
+  }
+  console.log(
+    `  8-way marginal over HTTP (SQL + estimate + answer): median ${median(http).toFixed(0)} ms (min ${Math.min(...http).toFixed(0)}, max ${Math.max(...http).toFixed(0)}; 10 runs; checksum ${checksum.toFixed(6)})`,
+  );
+  await collector.close(); // (closes the storage too)
 } finally {
   await backend.dispose();
 }

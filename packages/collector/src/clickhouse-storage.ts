@@ -10,17 +10,15 @@ import type {
   StoreResult,
   SupportCounts,
 } from "./api.js";
+import { ShardHttp } from "./clickhouse-http.js";
+import { prepareTables, select } from "./clickhouse-schema.js";
+import { CLOSED, type JobResult, REPORT_MARK, ShardWriter, storeShardGroup } from "./clickhouse-writer.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
-import { GroupCommit } from "./group-commit.js";
-import { clickHouseSchemaVersion, clickHouseShard, versionClickHouseShard } from "./migrations/clickhouse.js";
+import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
-/** Reports per group (one id lookup and one insert into one shard) at most. */
-const MAX_GROUP_REPORTS = 10_000;
-/** Bytes of SQL text the server parses (its default, 256 KiB, holds ~6,700 ids of an `IN` list). */
-const MAX_QUERY_SIZE = 1 << 20;
-/** The cell that marks "one report" in the single counting query (above every view's cells). */
-const REPORT_MARK = 4_294_967_295;
+/** Reports per group (one id lookup, one insert and one check on one shard) at most. */
+const MAX_GROUP_REPORTS = 20_000;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -89,37 +87,41 @@ export function shardOf(id: string, shards: number): number {
 export interface ClickHouseStorageOptions {
   /** Milliseconds before a request to a shard counts as failed (default 30,000). */
   readonly requestTimeout?: number;
+  /**
+   * Groups per shard in flight at once in this process (default 1: one group
+   * commit per shard, so the fewest and largest inserts; 2 overlaps a group's
+   * lookup with the previous group's insert, for a cluster with idle cores).
+   */
+  readonly pipeline?: number;
 }
-
-/** `force`: store even if the shard has the round closed (the rest of the batch was stored). */
-type Job = { round: StoredRound; reports: readonly AcceptedReport[]; force?: boolean };
-/** What a job of a closed round returns (storeReports throws RoundClosedError). */
-const CLOSED = Symbol("closed");
-type JobResult = StoreResult | typeof CLOSED;
 
 /**
  * A ClickHouse cluster of N shards as collector storage, over ClickHouse's HTTP
  * interface (the official client `@clickhouse/client`; kept to SQL that server
  * 18.16 accepts). Any number of collector processes may share it.
  *
- * Layout, in `database` on every shard: a local table `calm_reports`
- * (`ReplacingMergeTree`, sorting key (round, report id), one row per report with
- * its view and supported cells as an array), `calm_counters` (`SummingMergeTree`)
- * and `calm_rounds` (the round's plan, written to every shard), and `Distributed`
- * tables `calm_reports_all` / `calm_counters_all` over the cluster.
+ * Layout, in `database` on every shard (`prepareTables`): `calm_reports`
+ * (`MergeTree`, one row per report), the counts per (round, view, cell) that a
+ * materialized view keeps as rows arrive (`calm_cell_counts`), the write-offs
+ * of ids stored twice (`calm_count_fixes`), counters, rounds (every shard holds
+ * every round) and `Distributed` tables over the cluster.
  *
  * Placement: the collector sends each report to shard `shardOf(id)` itself and
  * inserts it into that shard's local table synchronously (the HTTP insert
  * answers once the part is written), so a batch is acknowledged only after
  * every report of it is in its shard, and a retry reaches the same shard. Per
- * shard one writer per process commits in groups (`GroupCommit`): it looks the
- * group's ids up in the shard (`SELECT ... WHERE report_id IN`) and inserts only
- * the new ones, which makes `stored`/`duplicates` exact within one process.
+ * shard one writer per process commits in groups (`GroupCommit`,
+ * `storeShardGroup`): it looks the group's ids up in the shard, inserts only the
+ * new ones (`RowBinary` over HTTP; their counts in the same statement) and
+ * checks them for a racing copy, which makes `stored`/`duplicates` exact within
+ * one process.
  *
  * Exact counting: two collectors racing on the same new id can both insert it;
- * every count therefore reads `FINAL` (ReplacingMergeTree collapses rows with
- * one (round, id) at query time, whether or not a merge has run), and since one
- * id lives on one shard, each shard's de-duplication is the global one. In that
+ * the later of the two checks sees both rows and writes the surplus off
+ * (`writeOffCopies`), and a racer that died before its check leaves the copy to
+ * the lookup of the retry (which sees two rows), so the counts read (maintained
+ * counts plus write-offs) equal a recount keeping one row per id. Since one id
+ * lives on one shard, each shard's de-duplication is the global one. In that
  * race the `duplicates` counter can miss the loser (both were told "stored");
  * the counts stay exact. A batch spanning a shard that fails gets `StorageError`
  * (HTTP 503) after the other shards may have stored their part; the retry finds
@@ -127,9 +129,9 @@ type JobResult = StoreResult | typeof CLOSED;
  * acknowledged report survives the collector's or ClickHouse's process dying,
  * not the machine losing power (use replicated tables for that).
  *
- * Cost per batch of b reports: one id lookup and one insert per shard touched;
- * counting reads every row of the round once (O(reports x cells) on the shards,
- * O(views x cells) sent to the collector).
+ * Cost per batch of b reports: a lookup, an insert and a check per shard touched
+ * (shared by the batches of a group); counting reads the maintained counts,
+ * O(views x cells x unmerged parts) on the shards, independent of the reports.
  */
 export async function openClickHouseStorage(
   url: string,
@@ -137,6 +139,9 @@ export async function openClickHouseStorage(
 ): Promise<CollectorStorage> {
   const location = parseClickHouseUrl(url);
   const requestTimeout = options.requestTimeout ?? 30_000;
+  const pipeline = options.pipeline ?? 1;
+  if (!Number.isSafeInteger(pipeline) || pipeline < 1 || pipeline > 8)
+    throw new InvalidParameterError(`ClickHouse pipeline must be an integer from 1 to 8 (got ${pipeline})`);
   const clients = location.shards.map((shard) =>
     createClient({
       url: shard,
@@ -145,68 +150,21 @@ export async function openClickHouseStorage(
       request_timeout: requestTimeout,
       compression: { response: false, request: false },
       max_open_connections: 16,
-      clickhouse_settings: {
-        output_format_json_quote_64bit_integers: 0,
-        max_query_size: String(MAX_QUERY_SIZE),
-      },
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
       // Failures reach the caller as StorageError (HTTP 503); the client need not log them too.
       log: { level: ClickHouseLogLevel.OFF },
     }),
   );
   try {
-    await prepare(clients, location);
+    await prepareTables(clients, location);
   } catch (error) {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     throw new StorageError(`openClickHouseStorage: cannot prepare the cluster: ${message(error)}`);
   }
-  return new ClickHouseStorage(clients, location, requestTimeout);
-}
-
-async function prepare(clients: ClickHouseClient[], location: ClickHouseLocation): Promise<void> {
-  const { database: db, cluster } = location;
-  const schema = [
-    `CREATE DATABASE IF NOT EXISTS ${db}`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_rounds (round_no UInt64, round_id String, created_at String,
-       plan String, request String) ENGINE = ReplacingMergeTree() ORDER BY round_no`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_reports (round_no UInt64, report_id UUID, view UInt32,
-       cells Array(UInt32)) ENGINE = ReplacingMergeTree() ORDER BY (round_no, report_id)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_counters (round_no UInt64, name String, value Int64)
-       ENGINE = SummingMergeTree() ORDER BY (round_no, name)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_round_state (round_no UInt64, round_id String, closed_at String,
-       ids_dropped_at String) ENGINE = MergeTree() ORDER BY round_no`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_closed_counts (round_no UInt64, view UInt32, cell UInt32,
-       count UInt64) ENGINE = ReplacingMergeTree() ORDER BY (round_no, view, cell)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_closed_counts_all AS ${db}.calm_closed_counts
-       ENGINE = Distributed(${cluster}, ${db}, calm_closed_counts)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_reports_all AS ${db}.calm_reports
-       ENGINE = Distributed(${cluster}, ${db}, calm_reports)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_counters_all AS ${db}.calm_counters
-       ENGINE = Distributed(${cluster}, ${db}, calm_counters)`,
-  ];
-  await Promise.all(
-    clients.map(async (client, i) => {
-      const rows = await select(
-        client,
-        `SELECT shard_num FROM system.clusters WHERE cluster = '${cluster}' AND is_local = 1`,
-      );
-      const shards = await select(client, `SELECT count() FROM system.clusters WHERE cluster = '${cluster}'`);
-      if (rows.length !== 1 || Number(rows[0]![0]) !== i + 1 || Number(shards[0]![0]) !== clients.length)
-        throw new Error(
-          `${location.shards[i]} is not shard ${i + 1} of ${clients.length} of cluster ${cluster} ` +
-            `(its system.clusters: shard ${rows.map((r) => r[0]).join(",") || "none"} of ${shards[0]?.[0]})`,
-        );
-      for (const statement of schema) {
-        // Two collectors starting at once may race on CREATE ... IF NOT EXISTS: retry once.
-        await client.command({ query: statement }).catch(() => client.command({ query: statement }));
-      }
-      await versionClickHouseShard(clickHouseShard(client), db);
-    }),
+  const http = location.shards.map(
+    (shard) => new ShardHttp(shard, location.username, location.password, location.database, requestTimeout),
   );
-}
-
-async function select(client: ClickHouseClient, query: string): Promise<unknown[][]> {
-  const result = await client.query({ query, format: "JSONCompact" });
-  return ((await result.json()) as { data: unknown[][] }).data;
+  return new ClickHouseStorage(clients, http, location, requestTimeout, pipeline);
 }
 
 function message(error: unknown): string {
@@ -216,23 +174,31 @@ function message(error: unknown): string {
 class ClickHouseStorage implements CollectorStorage {
   readonly backend = "clickhouse";
   readonly #clients: ClickHouseClient[];
+  readonly #http: ShardHttp[];
   readonly #db: string;
-  readonly #writers: GroupCommit<Job, JobResult>[];
+  readonly #writers: ShardWriter[];
   #reader = 0;
   #closed = false;
 
   /** Milliseconds a request to a shard may take (a batch in flight is done or failed after it). */
   readonly #requestTimeout: number;
 
-  constructor(clients: ClickHouseClient[], location: ClickHouseLocation, requestTimeout: number) {
+  constructor(
+    clients: ClickHouseClient[],
+    http: ShardHttp[],
+    location: ClickHouseLocation,
+    requestTimeout: number,
+    pipeline: number,
+  ) {
     this.#requestTimeout = requestTimeout;
     this.#clients = clients;
+    this.#http = http;
     this.#db = location.database;
-    this.#writers = clients.map(
-      (client) =>
-        new GroupCommit<Job, JobResult>(
-          (jobs) => this.#storeGroup(client, jobs),
-          (job) => job.reports.length,
+    this.#writers = http.map(
+      (shard) =>
+        new ShardWriter(
+          (jobs) => this.#guard("write", () => storeShardGroup(shard, this.#db, jobs)),
+          pipeline,
           MAX_GROUP_REPORTS,
         ),
     );
@@ -362,7 +328,8 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   async heldIds(round: StoredRound): Promise<number> {
-    // Rows, not distinct ids: a duplicate racing in two collectors counts until merged.
+    // Rows, not distinct ids: a copy of an id two collectors raced on counts here (it is
+    // written off in the counts, and deleted with the round's rows).
     const rows = await this.#guard("read", () =>
       select(
         this.#readClient(),
@@ -384,14 +351,14 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   /**
-   * Per due round: every shard adds its rows' counts to its `calm_closed_counts`
-   * (ReplacingMergeTree: two collectors doing the same write identical rows), then
-   * every shard gets the dropped mark (reads switch from rows to counts, shard by
-   * shard, in the same query), then the rows are deleted (`ALTER TABLE ... DELETE`,
-   * an asynchronous mutation). A batch in flight when the counts are taken would
-   * not be counted, so a round qualifies only once it was closed two request
-   * timeouts before `at` (whatever `closedBefore` says): every batch that passed
-   * the closed check before the close has been answered or failed by then.
+   * Per due round: every shard gets the dropped mark, then its rows are deleted
+   * (`ALTER TABLE ... DELETE`, an asynchronous mutation). The round's counts stay
+   * in `calm_cell_counts` and `calm_count_fixes`, which the rows were counted
+   * into as they were inserted, so reads do not change. A round qualifies only
+   * once it was closed two request timeouts before `at` (whatever `closedBefore`
+   * says): every batch that passed the closed check before the close has been
+   * answered or failed by then, and a surplus copy of an id it raced on has been
+   * written off (its writer's third step) or is being retried.
    */
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
     const settled = at.getTime() - 2 * this.#requestTimeout;
@@ -407,16 +374,6 @@ class ClickHouseStorage implements CollectorStorage {
     for (const [no, id, closedAt] of due) {
       const round = Number(no);
       await this.#guard("write", async () => {
-        await Promise.all(
-          this.#clients.map((client) =>
-            client.command({
-              query: `INSERT INTO ${this.#db}.calm_closed_counts
-                SELECT round_no, view, cell, count() FROM ${this.#db}.calm_reports FINAL
-                ARRAY JOIN arrayPushFront(cells, toUInt32(${REPORT_MARK})) AS cell
-                WHERE round_no = ${round} GROUP BY round_no, view, cell`,
-            }),
-          ),
-        );
         const mark = {
           round_no: round,
           round_id: String(id),
@@ -441,53 +398,58 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   /**
-   * The rows of a round counted per (view, cell) on every shard, `REPORT_MARK`
-   * cells counting reports: each shard reads its report rows until the round's ids
-   * were dropped there, its closed counts after (decided in the query itself).
+   * The counts of a round per (view, cell), `REPORT_MARK` cells counting
+   * reports: on every shard at once (its local tables, one query each, no
+   * Distributed hop), the maintained counts (`calm_cell_counts`, summed over its
+   * unmerged parts) plus, per (id, view, cell) of an id stored more than once,
+   * its latest write-off (`calm_count_fixes`); the shards' answers added up here
+   * (integers: exact in any order). Cost: O(views x cells x unmerged parts + ids
+   * stored twice) per shard, independent of the reports; the reports and support
+   * counts of one inserted block are read together (one part of the counts).
    */
-  #countsQuery(round: number): string {
-    const dropped = `(SELECT round_no FROM ${this.#db}.calm_round_state WHERE ids_dropped_at != '')`;
-    return `SELECT view, cell, sum(n) AS total FROM (
-        SELECT view, cell, count() AS n FROM ${this.#db}.calm_reports_all FINAL
-        ARRAY JOIN arrayPushFront(cells, toUInt32(${REPORT_MARK})) AS cell
-        WHERE round_no = ${round} AND round_no NOT IN ${dropped} GROUP BY view, cell
+  async #cellCounts(round: number): Promise<Map<number, Map<number, number>>> {
+    const sql = `SELECT view, cell, sum(n) FROM (
+        SELECT view, cell, n FROM ${this.#db}.calm_cell_counts WHERE round_no = ${round}
         UNION ALL
-        SELECT view, cell, count AS n FROM ${this.#db}.calm_closed_counts_all FINAL
-        WHERE round_no = ${round} AND round_no IN ${dropped}
+        SELECT view, cell, argMax(n, copies) AS n FROM ${this.#db}.calm_count_fixes
+        WHERE round_no = ${round} GROUP BY report_id, view, cell
       ) GROUP BY view, cell`;
+    const answers = await this.#guard("read", () => Promise.all(this.#http.map((shard) => shard.query(sql))));
+    const totals = new Map<number, Map<number, number>>();
+    for (const rows of answers)
+      for (const [view, cell, n] of rows) {
+        const perView = totals.get(Number(view)) ?? new Map<number, number>();
+        totals.set(Number(view), perView);
+        perView.set(Number(cell), (perView.get(Number(cell)) ?? 0) + Number(n));
+      }
+    return totals;
   }
 
   async counts(round: StoredRound): Promise<RoundCounts> {
-    const client = this.#readClient();
-    const [perView, counters] = await this.#guard("read", () =>
-      Promise.all([
+    const [totals, counters] = await Promise.all([
+      this.#cellCounts(round.no),
+      this.#guard("read", () =>
         select(
-          client,
-          `SELECT view, total FROM (${this.#countsQuery(round.no)}) WHERE cell = ${REPORT_MARK}`,
-        ),
-        select(
-          client,
+          this.#readClient(),
           `SELECT name, sum(value) FROM ${this.#db}.calm_counters_all WHERE round_no = ${round.no} GROUP BY name`,
         ),
-      ]),
-    );
+      ),
+    ]);
     return countsFromRows(
       round,
-      perView.map(([view, count]) => [Number(view), Number(count)]),
+      [...totals].map(([view, cells]) => [view, cells.get(REPORT_MARK) ?? 0]),
       counters.map(([name, value]) => [name, Number(value)]),
     );
   }
 
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
-    // One query (one read of each shard) yields both aggregates, so they agree under
-    // concurrent inserts: every report contributes a REPORT_MARK row besides its cells.
-    const rows = await this.#guard("read", () => select(this.#readClient(), this.#countsQuery(round.no)));
     const reportRows: unknown[][] = [];
     const supportRows: unknown[][] = [];
-    for (const [view, cell, count] of rows) {
-      if (Number(cell) === REPORT_MARK) reportRows.push([Number(view), Number(count)]);
-      else supportRows.push([view, cell, count]);
-    }
+    for (const [view, cells] of await this.#cellCounts(round.no))
+      for (const [cell, count] of cells) {
+        if (cell === REPORT_MARK) reportRows.push([view, count]);
+        else if (count !== 0) supportRows.push([view, cell, count]);
+      }
     return supportFromRows(round.plan, reportRows, supportRows);
   }
 
@@ -504,56 +466,8 @@ class ClickHouseStorage implements CollectorStorage {
     if (this.#closed) return;
     await Promise.all(this.#writers.map((writer) => writer.idle()));
     this.#closed = true;
+    for (const shard of this.#http) shard.close();
     await Promise.all(this.#clients.map((client) => client.close()));
-  }
-
-  /** One group of batches for one shard: look the ids up, insert the new ones, count the rest. */
-  async #storeGroup(client: ClickHouseClient, jobs: Job[]): Promise<JobResult[]> {
-    const byRound = new Map<number, Job[]>();
-    for (const job of jobs) byRound.set(job.round.no, [...(byRound.get(job.round.no) ?? []), job]);
-    const results = new Map<Job, JobResult>();
-    await this.#guard("write", async () => {
-      for (const [no, group] of byRound) {
-        const ids = [...new Set(group.flatMap((job) => job.reports.map((r) => r.id)))];
-        // One query: the ids the shard holds, and 'closed' when the round is closed.
-        const held = new Set(
-          (
-            await select(
-              client,
-              `SELECT toString(report_id) FROM ${this.#db}.calm_reports
-               WHERE round_no = ${no} AND report_id IN (${ids.map((id) => `'${id}'`).join(",")})
-               UNION ALL SELECT 'closed' FROM ${this.#db}.calm_round_state WHERE round_no = ${no} LIMIT 1`,
-            )
-          ).map((row) => String(row[0])),
-        );
-        const rows: { round_no: number; report_id: string; view: number; cells: readonly number[] }[] = [];
-        let duplicates = 0;
-        for (const job of group) {
-          if (held.has("closed") && !job.force) {
-            results.set(job, CLOSED);
-            continue;
-          }
-          let stored = 0;
-          for (const report of job.reports) {
-            if (held.has(report.id)) continue;
-            held.add(report.id);
-            rows.push({ round_no: no, report_id: report.id, view: report.view, cells: report.cells });
-            stored++;
-          }
-          duplicates += job.reports.length - stored;
-          results.set(job, { stored, duplicates: job.reports.length - stored });
-        }
-        if (rows.length > 0)
-          await client.insert({ table: `${this.#db}.calm_reports`, values: rows, format: "JSONEachRow" });
-        if (duplicates > 0)
-          await client.insert({
-            table: `${this.#db}.calm_counters`,
-            values: [{ round_no: no, name: "duplicates", value: duplicates }],
-            format: "JSONEachRow",
-          });
-      }
-    });
-    return jobs.map((job) => results.get(job)!);
   }
 
   async #addCounter(round: StoredRound, name: string, amount: number): Promise<void> {

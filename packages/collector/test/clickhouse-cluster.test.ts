@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from "vitest";
-import { parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
-import { onEveryShard, shard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
+import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
+import { onEveryShard, recountFromRows, shard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import {
   CollectorProcesses,
   call,
@@ -28,6 +28,26 @@ describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard clu
         `SELECT round_no FROM ${parseClickHouseUrl(url).database}.calm_rounds WHERE round_id = '${round}' LIMIT 1`,
       ),
     );
+  /** The counts the collectors answer from (maintained) equal a full recount of the rows, cell for cell. */
+  const expectMaintainedEqualRecount = async (id: string) => {
+    const storage = await openClickHouseStorage(url);
+    try {
+      const round = (await storage.findRound(id))!;
+      const counts = await storage.supportCounts(round);
+      const recount = await recountFromRows(
+        url,
+        round.no,
+        round.plan.views.map((v) => v.cells),
+      );
+      expect(counts.reportsPerView).toEqual(recount.reportsPerView);
+      counts.support.forEach((s, v) => {
+        expect(Array.from(s), `view ${v}`).toEqual(recount.support[v]);
+      });
+      return recount;
+    } finally {
+      await storage.close();
+    }
+  };
   afterAll(async () => {
     await processes.killAll();
     shard("start", 2);
@@ -41,6 +61,7 @@ describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard clu
     // Each id once in the cluster, on the shard shardOf names.
     const no = await roundNo(round);
     expect(await stored(no)).toBe(`${n}\t${n}`);
+    expect((await expectMaintainedEqualRecount(round)).ids).toBe(n);
     const perShard = await onEveryShard(
       url,
       `SELECT count() FROM ${parseClickHouseUrl(url).database}.calm_reports WHERE round_no = ${no}`,
@@ -74,10 +95,11 @@ describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard clu
     const no = await roundNo(round);
     expect(await stored(no)).toBe(`${n}\t${n}`);
     const present = await sql(
-      `SELECT count() FROM ${parseClickHouseUrl(url).database}.calm_reports_all FINAL
+      `SELECT uniqExact(report_id) FROM ${parseClickHouseUrl(url).database}.calm_reports_all
        WHERE round_no = ${no} AND report_id IN (${beforeKill.map((id) => `'${id}'`).join(",")})`,
     );
     expect(Number(present)).toBe(beforeKill.length);
+    expect((await expectMaintainedEqualRecount(round)).ids).toBe(n);
     await load.expectCountedOnce([restarted.url, b.url], { "0,1,2": [0, 1, 2] });
     await Promise.all([restarted.kill("SIGTERM"), b.kill("SIGTERM")]);
   });
@@ -106,6 +128,7 @@ describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard clu
     expect(result.retries).toBeGreaterThan(0);
     const no = await roundNo(round);
     expect(await stored(no)).toBe(`${n}\t${n}`);
+    expect((await expectMaintainedEqualRecount(round)).ids).toBe(n);
     await load.expectCountedOnce([b.url, a.url], {
       "0,1,2": [0, 1, 2],
       "3,4": [3, 4],

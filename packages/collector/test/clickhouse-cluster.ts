@@ -47,3 +47,46 @@ export function shard(action: "stop" | "start", n: number): void {
     timeout: 200_000,
   });
 }
+
+/**
+ * A full recount of round `roundNo` from the report rows on every shard, one row
+ * per id (of several rows of an id, the least by view, then cells: the one the
+ * maintained counts keep): per view, the reports and the count of each cell.
+ * O(rows) read over HTTP; for tests.
+ */
+export async function recountFromRows(
+  url: string,
+  roundNo: number,
+  cellsPerView: readonly number[],
+): Promise<{ reportsPerView: number[]; support: number[][]; rows: number; ids: number }> {
+  const { database } = parseClickHouseUrl(url);
+  const texts = await onEveryShard(
+    url,
+    `SELECT toString(report_id), view, arrayStringConcat(arrayMap(c -> toString(c), cells), ',')
+     FROM ${database}.calm_reports WHERE round_no = ${roundNo}`,
+  );
+  const kept = new Map<string, { view: number; cells: number[] }>();
+  let rows = 0;
+  for (const line of texts.join("").split("\n")) {
+    if (line === "") continue;
+    rows++;
+    const [id, view, cells] = line.split("\t");
+    const row = { view: Number(view), cells: cells === "" ? [] : cells!.split(",").map(Number) };
+    const old = kept.get(id!);
+    const key = (r: { view: number; cells: number[] }) => [r.view, ...r.cells];
+    if (old === undefined || lexLess(key(row), key(old))) kept.set(id!, row);
+  }
+  const reportsPerView = cellsPerView.map(() => 0);
+  const support = cellsPerView.map((cells) => Array.from({ length: cells }, () => 0));
+  for (const { view, cells } of kept.values()) {
+    reportsPerView[view]!++;
+    for (const cell of cells) support[view]![cell]!++;
+  }
+  return { reportsPerView, support, rows, ids: kept.size };
+}
+
+/** a < b as number lists compared element by element, a prefix first. */
+function lexLess(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  return a.length < b.length;
+}

@@ -5,10 +5,13 @@ import { SchemaVersionError } from "./runner.js";
 /**
  * The ClickHouse layout this code writes: 1 rounds, reports, counters (and
  * their Distributed tables); 2 + round state and closed rounds' counts (git
- * history of clickhouse-storage.ts). The step from 1 to 2 is the `CREATE ...
- * IF NOT EXISTS` of those tables that opening runs on every shard.
+ * history of clickhouse-storage.ts); 3 reports in a plain MergeTree with
+ * per-(round, view, cell) counts maintained as rows arrive (`calm_cell_counts`,
+ * its materialized view, `calm_count_fixes`; clickhouse-schema.ts). Layouts 1
+ * and 2 kept reports in a ReplacingMergeTree and no maintained counts: opening
+ * one is refused with a message naming the fix (a fresh database), not migrated.
  */
-export const CLICKHOUSE_SCHEMA_VERSION = 2;
+export const CLICKHOUSE_SCHEMA_VERSION = 3;
 
 /** A shard's queries, as clickhouse-storage.ts runs them. */
 export interface ClickHouseShard {
