@@ -2,7 +2,7 @@ import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { AttributeSpec } from "@calm-ldp/marginal-algebra";
 import type { SchemaMigration } from "./migrations/runner.js";
 import type { RateLimit } from "./rate-limit.js";
-import type { TokenProtection } from "./tokens/routes.js";
+import type { TokenProtection } from "./tokens/protection.js";
 
 /** What an admin posts to `POST /v1/rounds`: the public parameters of a CALM round. */
 export interface RoundRequest {

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { SchemaVersionCheck } from "./api.js";
+import type { CollectorContext } from "./collector-context.js";
 import { StorageError } from "./errors.js";
-import type { CollectorContext } from "./server.js";
 import { RETRY_AFTER_SECONDS } from "./storage-health.js";
 
 /** Requests refused since start, by reason: an object of integers. */

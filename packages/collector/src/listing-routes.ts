@@ -1,7 +1,7 @@
 import { REPORT_ID_PATTERN } from "@calm-ldp/client";
 import type { CampaignTag, RoundCounts, RoundState, StoredRound } from "./api.js";
+import type { CollectorContext } from "./collector-context.js";
 import { reject } from "./errors.js";
-import type { CollectorContext } from "./server.js";
 
 /** The query of `GET /v1/rounds`: `campaign=<id>` (that campaign's rounds) or `campaign=none` (rounds of no campaign). */
 const ROUNDS_QUERY = {

@@ -2,6 +2,7 @@ import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
 import { CannotRunError } from "@calm-ldp/errors";
 import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
 import { roundEstimateOptions } from "./campaigns.js";
+import type { CollectorContext } from "./collector-context.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
@@ -21,7 +22,6 @@ import {
   ROUND_PARAMS,
   reportsBodySchema,
 } from "./schemas.js";
-import type { CollectorContext } from "./server.js";
 import type { ReportGate } from "./tokens/routes.js";
 import { validateBatch } from "./validate-batch.js";
 

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { CollectorOptions, CollectorStorage, ErrorBody, StoredRound } from "./api.js";
 import { bearerChecker } from "./auth.js";
 import { registerCampaigns } from "./campaigns.js";
+import type { CollectorContext, CollectorSettings } from "./collector-context.js";
 import { registerConsole } from "./console-route.js";
 import { CorsPolicy } from "./cors.js";
 import {
@@ -134,15 +135,6 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
   return context.app;
 }
 
-/** The collector's options checked, with their defaults filled in. */
-export interface CollectorSettings {
-  readonly adminToken: string;
-  readonly maxBatch: number;
-  readonly bodyLimit: number;
-  readonly maxQueryCells: number;
-  readonly idRetentionMs: number;
-}
-
 /** Check the options (`InvalidParameterError` naming the first bad one) and fill in defaults. */
 function collectorSettings(options: CollectorOptions): CollectorSettings {
   const { adminToken } = options;
@@ -157,30 +149,6 @@ function collectorSettings(options: CollectorOptions): CollectorSettings {
       `createCollector: idRetentionMs must be an integer >= 0 (got ${options.idRetentionMs})`,
     );
   return { adminToken, maxBatch, bodyLimit, maxQueryCells, idRetentionMs };
-}
-
-/** What the collector's route groups share: the app, the watched storage and the request helpers. */
-export interface CollectorContext {
-  readonly app: FastifyInstance;
-  readonly settings: CollectorSettings;
-  /** The storage, every call reporting to `health` (see `watchedStorage`). */
-  readonly storage: CollectorStorage;
-  readonly health: StorageHealth;
-  /** The collector's Prometheus metrics (metrics.ts). */
-  readonly metrics: CollectorMetrics;
-  readonly cors: CorsPolicy;
-  /** Rounds by id, as loaded or created by this process (plans never change). */
-  readonly rounds: Map<string, StoredRound>;
-  /** Refused requests since start, by reason (storage-unavailable is counted by `health`). */
-  readonly refusals: Map<string, number>;
-  /** The round `id` (cached), or 404 `round-not-found`. */
-  findRound(id: string): Promise<StoredRound>;
-  /** onRequest hook of admin routes: 401 without a bearer token, 403 with a wrong one. */
-  admin(request: FastifyRequest): Promise<void>;
-  /** Answer an error body `{statusCode, reason, message}`, counting the refusal. */
-  send(reply: FastifyReply, statusCode: number, reason: string, message: string): FastifyReply;
-  /** 403 `cross-origin-refused` for a preflight the collector does not allow. */
-  refusePreflight(reply: FastifyReply): FastifyReply;
 }
 
 /** The Fastify instance (JSON bodies only) and the shared state and helpers around it. */
@@ -431,3 +399,5 @@ function watchedStorage(storage: CollectorStorage, health: StorageHealth): Colle
     },
   });
 }
+
+export type { CollectorContext, CollectorSettings } from "./collector-context.js";

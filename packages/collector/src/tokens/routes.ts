@@ -2,26 +2,16 @@ import { encodeBase64 } from "@calm-ldp/client";
 import { TOKEN_TYPE } from "@calm-ldp/client/tokens";
 import type { StoredRound } from "../api.js";
 import { decodeBase64 } from "../base64-decode.js";
+import type { CollectorContext } from "../collector-context.js";
 import { reject } from "../errors.js";
 import { ROUND_PARAMS } from "../schemas.js";
-import type { CollectorContext } from "../server.js";
-import type { Attester } from "./attester.js";
 import { QuotaLedger } from "./attester.js";
 import { blindSign } from "./blind-sign.js";
 import { checkTokenReports } from "./check-reports.js";
 import { TokenKeyring } from "./keyring.js";
+import type { TokenProtection } from "./protection.js";
 
-/** Protected mode of `createCollector` (option `tokens`): every report spends one token. */
-export interface TokenProtection {
-  /** Who gets tokens (`testAttester`, `clientKeyAttester`, `addressAttester`, or your own). */
-  readonly attester: Attester;
-  /** Directory of the per-round issuer keys, shared by collector processes (default: this process's memory). */
-  readonly keyDir?: string;
-  /** Issuer name in the token challenge (default "calm-ldp"). */
-  readonly issuerName?: string;
-  /** Most token requests per POST (default 100). */
-  readonly maxRequests?: number;
-}
+export type { TokenProtection } from "./protection.js";
 
 /** The report path's hook: refuse a batch whose tokens do not check out (see `checkTokenReports`). */
 export type ReportGate = (
