@@ -26,12 +26,12 @@ for (const oracle of ["grr", "oue"] as const)
     const e = Math.exp(eps);
     for (const beta of [0.01, 0.05]) {
       const floor = beta * (e / (e - 1) - fT);
-      const row = (placement: "every-view" | "target-views-only") => {
-        const gain = expectedGain(plan, target, honest, beta, placement);
+      const row = (placement: "every-view" | "target-views-only", honestCount = false) => {
+        const gain = expectedGain(plan, target, honest, beta, placement, honestCount);
         return `gain ${gain.toFixed(4)} = ${(gain / floor).toFixed(2)} x floor`;
       };
       console.log(
-        `${oracle} m=${plan.views.length} eps=${eps} beta=${beta} floor ${floor.toFixed(4)}: MGA in every view ${row("every-view")}; lying only in the target's view ${row("target-views-only")}`,
+        `${oracle} m=${plan.views.length} eps=${eps} beta=${beta} floor ${floor.toFixed(4)}: MGA in every view ${row("every-view")}; lying only in the target's view ${row("target-views-only")}${oracle === "oue" ? `; mga-honest-count ${row("every-view", true)}` : ""}`,
       );
     }
   }

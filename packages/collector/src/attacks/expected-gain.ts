@@ -17,7 +17,7 @@ function supportPq(plan: CalmPlan, v: number): { p: number; q: number } {
  * builds it): GRR a uniform matching cell (1/|M| on M); unary every matching bit,
  * padded with random other bits to round(p + (c - 1) q) ones. O(cells).
  */
-function fakeSupport(plan: CalmPlan, v: number, target: AttackTarget): Float64Array {
+function fakeSupport(plan: CalmPlan, v: number, target: AttackTarget, honestCount: boolean): Float64Array {
   const cells = plan.views[v]!.cells;
   const matching = new Set(matchingCells(plan, v, target));
   const out = new Float64Array(cells);
@@ -26,10 +26,20 @@ function fakeSupport(plan: CalmPlan, v: number, target: AttackTarget): Float64Ar
     return out;
   }
   const { p, q } = supportPq(plan, v);
-  const ones = Math.round(p + (cells - 1) * q);
+  const mu = p + (cells - 1) * q;
+  // b ones: round(mu) (mga), or floor(mu) + Bernoulli(frac(mu)) (mga-honest-count).
+  const laws: [number, number][] = honestCount
+    ? [
+        [Math.floor(mu), 1 - (mu % 1)],
+        [Math.floor(mu) + 1, mu % 1],
+      ]
+    : [[Math.round(mu), 1]];
   const set = matching.size === cells ? 0 : matching.size;
-  const pad = cells > set ? Math.max(0, ones - set) / (cells - set) : 0;
-  for (let c = 0; c < cells; c++) out[c] = matching.has(c) && set > 0 ? 1 : pad;
+  for (const [b, weight] of laws) {
+    const hits = honestCount ? Math.min(b, set) : set;
+    const pad = cells > hits ? Math.max(0, b - hits) / (cells - set) : 0;
+    for (let c = 0; c < cells; c++) out[c]! += weight * (matching.has(c) && set > 0 ? hits / set : pad);
+  }
   return out;
 }
 
@@ -42,7 +52,8 @@ function fakeSupport(plan: CalmPlan, v: number, target: AttackTarget): Float64Ar
  * drawn uniformly, as tokens assign them). `placement` "every-view" is `craftReport`'s
  * MGA (a fake in a view holding some target attributes supports the matching
  * cells); "target-views-only" lets fakes lie only in views covering all target
- * attributes and report as honest clients elsewhere. Counts are scaled to
+ * attributes and report as honest clients elsewhere. `honestCount`: the fakes run
+ * `mga-honest-count` (unary reports keep the honest number of ones). Counts are scaled to
  * `scale` reports per view and rounded (the estimate depends on C/N only).
  * Returns released(with fakes) - released(without). Cost: two `estimateCalm` runs.
  */
@@ -52,6 +63,7 @@ export function expectedGain(
   honest: readonly ArrayLike<number>[],
   beta: number,
   placement: FakePlacement = "every-view",
+  honestCount = false,
   scale = 1e9,
 ): number {
   const fakeShare = beta / (1 - beta);
@@ -61,7 +73,7 @@ export function expectedGain(
       const { p, q } = supportPq(plan, v);
       const covers = target.attributes.every((a) => view.attributes.includes(a));
       const lies = placement === "every-view" || covers;
-      const fake = lies ? fakeSupport(plan, v, target) : null;
+      const fake = lies ? fakeSupport(plan, v, target, honestCount) : null;
       const fakes = withFakes ? scale * fakeShare : 0;
       const counts = Array.from({ length: view.cells }, (_, x) => {
         const f = honest[v]![x]!;
