@@ -4,6 +4,7 @@ import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
 import { roundEstimateOptions } from "./campaigns.js";
 import type { CollectorContext } from "./collector-context.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
+import { unaryOnesFlags } from "./defences/unary-ones.js";
 import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
 import {
@@ -88,14 +89,20 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       const round = await findRound(request.params.id);
       const counts: RoundCounts = await storage.counts(round);
       const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
-      // Statistical flags (defences/view-balance.ts): views off their expected share.
+      // Statistical flags (defences/): views off their expected share; unary views' ones off honest.
+      const unary = round.plan.views.some((view) => view.oracle === "oue" || view.oracle === "sue");
+      const support = unary ? await storage.supportCounts(round) : undefined;
+      const flags = [
+        ...viewBalanceFlags(counts.perView),
+        ...(support ? unaryOnesFlags(round.plan, support.support, support.reportsPerView) : []),
+      ];
       return {
         round: round.id,
         ...counts,
         ...state,
         idsHeld,
         idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
-        flags: viewBalanceFlags(counts.perView),
+        flags,
       };
     },
   );

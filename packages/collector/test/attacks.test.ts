@@ -113,4 +113,42 @@ describe("attack suite over HTTP (fake clients beside honest ones)", () => {
     const fakes = Math.round((0.05 * n) / 0.95);
     expect(result).toMatchObject({ acceptedFake: fakes, refusedFake: 9 * fakes, refusedTokens: 10 * fakes });
   });
+
+  it("OUE round: MGA fakes setting every matching bit raise the unary-ones flag in round status; honest users alone do not", async () => {
+    const { collector } = await collectors.start("oue.duckdb", {});
+    const people = binaryRecords(4000, 4, 6);
+    const { round, plan } = await createRound(collector.url, {
+      ...roundBody(people, 1, 2, 4000),
+      oracle: "oue",
+    });
+    expect(plan.views.every((v) => v.oracle === "oue")).toBe(true);
+    const rng = seededRng(3);
+    await simulateUsers({ url: collector.url, round, plan, records: people, rng });
+    const status = async () =>
+      (
+        await (
+          await fetch(`${collector.url}/v1/rounds/${round}/status`, {
+            headers: { authorization: `Bearer ${TOKEN}` },
+          })
+        ).json()
+      ).flags as { kind: string; chiSquare: number; threshold: number }[];
+    // Honest: flagged with probability 1% (seeded; see src/defences/unary-ones.test.ts for the rate).
+    expect((await status()).filter((f) => f.kind === "unary-ones")).toEqual([]);
+    // beta = 0.2: 1000 fakes, about 167 per view; views holding one target attribute
+    // get 2 ones per fake against an honest mean of 1.31 (z about 5 each).
+    const result = await runAttack({
+      url: collector.url,
+      round,
+      plan,
+      adminToken: TOKEN,
+      attack: "mga",
+      fraction: 0.2,
+      target: parseTarget(plan, "a0,a1=1,1"),
+      honest: 4000,
+      trueFrequency: 0.09,
+      rng,
+      prefix: "fake",
+    });
+    expect(result.flagged).toContainEqual(expect.objectContaining({ kind: "unary-ones" }));
+  });
 });

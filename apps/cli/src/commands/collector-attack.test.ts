@@ -55,6 +55,11 @@ describe("calm-ldp collector simulate --attack", () => {
     const a = result.attack as { gain: number; floor: number; ratio: number; flagged: unknown[] };
     expect(a.ratio).toBeCloseTo(a.gain / a.floor, 10);
     expect(a.floor).toBeGreaterThan(0);
+    // The released pair marginals' SSE: C(4, 2) = 6 distributions, each SSE in (0, 2].
+    const sse = (result.attack as { releasedSse: { k: number; marginals: number; sse: number } }).releasedSse;
+    expect(sse).toMatchObject({ k: 2, marginals: 6 });
+    expect(sse.sse).toBeGreaterThan(0);
+    expect(sse.sse).toBeLessThanOrEqual(12);
   });
 
   it("on a protected collector the honest users spend tokens and fake clients are held to their quota", async () => {

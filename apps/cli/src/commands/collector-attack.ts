@@ -102,6 +102,51 @@ export async function honestReporter(url: string, round: string, plan: CalmPlan,
   return { key, reportFor: tokenUsers(url, plan, key, rng ?? cryptoRng(), `honest-${randomUUID()}`) };
 }
 
+/** All k-subsets of [0, d) in lexicographic order. O(C(d, k) k). */
+function subsets(d: number, k: number): number[][] {
+  if (k === 0) return [[]];
+  const out: number[][] = [];
+  for (let first = 0; first <= d - k; first++)
+    for (const rest of subsets(d - first - 1, k - 1)) out.push([first, ...rest.map((a) => a + first + 1)]);
+  return out;
+}
+
+/**
+ * The SSE of the released k-way marginals (every k-subset of the attributes,
+ * `GET /marginals?attrs=`) against the honest records' true marginals:
+ * sum over marginals and cells of (released - true)^2. O(C(d, k) (n k + cells)) plus one query per marginal.
+ */
+export async function releasedSse(
+  call: { url: string; round: string; plan: CalmPlan; adminToken: string; records: RecordStore },
+  k: number,
+): Promise<{ k: number; marginals: number; sse: number }> {
+  const { url, round, plan, adminToken, records } = call;
+  const cards = plan.schema.attributes.map((a) => a.labels.length);
+  const sets = subsets(cards.length, k);
+  let sse = 0;
+  for (const attrs of sets) {
+    const response = await fetch(
+      `${url.replace(/\/+$/, "")}/v1/rounds/${round}/marginals?attrs=${attrs.join(",")}`,
+      {
+        headers: { authorization: `Bearer ${adminToken}` },
+      },
+    );
+    const body = (await response.json()) as { cells?: number[]; message?: string };
+    if (!response.ok || !body.cells)
+      throw new Error(`marginal ${attrs.join(",")}: HTTP ${response.status} ${body.message}`);
+    const truth = new Float64Array(body.cells.length);
+    for (let r = 0; r < records.size; r++) {
+      let cell = 0;
+      for (const a of attrs) cell = cell * cards[a]! + records.columns[a]![r]!;
+      truth[cell]! += 1 / records.size;
+    }
+    body.cells.forEach((released, cell) => {
+      sse += (released - truth[cell]!) ** 2;
+    });
+  }
+  return { k, marginals: sets.length, sse };
+}
+
 /** `--attack` and `--target` go together (checked before anything is sent). */
 export function checkAttackOptions(options: AttackOptions): void {
   if (options.attack === undefined && options.target !== undefined)
@@ -116,7 +161,7 @@ export async function attackRound(
   call: { url: string; round: string; plan: CalmPlan; adminToken: string; records: RecordStore },
   key: Awaited<ReturnType<typeof protectedKey>>,
   rng: Rng | undefined,
-): Promise<AttackResult | undefined> {
+): Promise<(AttackResult & { releasedSse: Awaited<ReturnType<typeof releasedSse>> }) | undefined> {
   if (options.attack === undefined) {
     if (options.target !== undefined) throw new UsageError("collector simulate: --target needs --attack");
     return undefined;
@@ -129,7 +174,7 @@ export async function attackRound(
   } catch (error) {
     throw new UsageError(`collector simulate: ${(error as Error).message}`);
   }
-  return runAttack({
+  const result = await runAttack({
     ...call,
     attack: options.attack as AttackName,
     fraction: options.fraction,
@@ -140,4 +185,6 @@ export async function attackRound(
     rng: rng ?? cryptoRng(),
     prefix: `fake-${randomUUID()}`,
   });
+  // The release's error after the attack (with --attack none: the honest release's SSE).
+  return { ...result, releasedSse: await releasedSse(call, Math.min(2, call.plan.schema.attributes.length)) };
 }

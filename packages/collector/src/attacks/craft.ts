@@ -4,7 +4,15 @@ import { type Rng, uniformInt } from "@calm-ldp/random";
 import { InvalidParameterError } from "../errors.js";
 
 /** The attacks of the suite (see docs/threat-model.md). */
-export const ATTACKS = ["none", "random-value", "random-item", "mga", "mga-grind-view", "sybil"] as const;
+export const ATTACKS = [
+  "none",
+  "random-value",
+  "random-item",
+  "mga",
+  "mga-honest-count",
+  "mga-grind-view",
+  "sybil",
+] as const;
 export type AttackName = (typeof ATTACKS)[number];
 
 /** The cell an attacker wants to raise: attributes (ascending) and their values. */
@@ -97,7 +105,11 @@ function unaryReport(plan: CalmPlan, view: number, cells: Iterable<number>, id: 
  * - `random-item`: a record with the target values, other attributes uniform, perturbed honestly (RIA);
  * - `mga`, `mga-grind-view`, `sybil` (maximal gain, MGA): GRR a uniform cell among those
  *   matching the target; unary all matching bits set, padded with random other bits
- *   to the expected number of ones round(p + (cells - 1) q), so the count of ones looks honest.
+ *   to the expected number of ones round(p + (cells - 1) q);
+ * - `mga-honest-count` (MGA evading the unary-ones test): as `mga`, but a unary
+ *   report sets b = floor(mu) or ceil(mu) bits, mu = p + (cells - 1) q, with mean
+ *   exactly mu (a uniform subset of the matching cells when they are more than b),
+ *   so every view's expected count of ones is the honest one.
  * O(cells of the view).
  */
 export function craftReport(
@@ -127,8 +139,22 @@ export function craftReport(
   const matching = matchingCells(plan, view, target);
   if (grr) return { id, view, value: matching[uniformInt(rng, matching.length)]! };
   const { p, q } = unaryPq(spec.oracle, plan.eps);
-  const ones = Math.round(p + (spec.cells - 1) * q);
+  const mu = p + (spec.cells - 1) * q;
+  // mga: round(mu) ones; mga-honest-count: floor(mu) or ceil(mu) with mean exactly mu.
+  const ones =
+    attack === "mga-honest-count"
+      ? Math.floor(mu) + (rng.nextUint32() / 2 ** 32 < mu % 1 ? 1 : 0)
+      : Math.round(mu);
   const set = new Set(matching.length === spec.cells ? [] : matching);
+  if (attack === "mga-honest-count" && set.size > ones) {
+    const keep = [...set];
+    for (let i = keep.length - 1; i > 0; i--) {
+      const j = uniformInt(rng, i + 1);
+      [keep[i], keep[j]] = [keep[j]!, keep[i]!];
+    }
+    set.clear();
+    for (const c of keep.slice(0, ones)) set.add(c);
+  }
   const others = Array.from({ length: spec.cells }, (_, c) => c).filter((c) => !set.has(c));
   for (let i = others.length - 1; i > 0; i--) {
     const j = uniformInt(rng, i + 1);
