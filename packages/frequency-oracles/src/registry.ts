@@ -45,12 +45,25 @@ export const ORACLE_NAMES: readonly OracleName[] = /* @__PURE__ */ Object.freeze
 );
 
 /** The built-in oracles' factories by name (from {@link ORACLE_TABLE}). */
-export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> = /* @__PURE__ */ Object.freeze(
-  /* @__PURE__ */ Object.fromEntries(ORACLE_NAMES.map((name) => [name, oracleEntry(name).create])) as Record<
-    OracleName,
-    OracleFactory
-  >,
-);
+export const oracleFactories: Readonly<Record<OracleName, OracleFactory>> =
+  /* @__PURE__ */ factoriesOf(ORACLE_NAMES);
+
+/**
+ * The frozen name-to-factory map of `names`. A function of its own so the one call
+ * above is marked pure with side-effect-free arguments: a bundler of the built
+ * `dist/index.js` (one file, where `sideEffects: false` cannot drop this module)
+ * then drops the table, and every oracle with it, from an app that uses none of
+ * them. An inline `ORACLE_NAMES.map(...)` argument is a call a bundler must keep.
+ * O(number of oracles).
+ */
+function factoriesOf(names: readonly OracleName[]): Readonly<Record<OracleName, OracleFactory>> {
+  return Object.freeze(
+    Object.fromEntries(names.map((name) => [name, oracleEntry(name).create])) as Record<
+      OracleName,
+      OracleFactory
+    >,
+  );
+}
 
 /** The table line of `name`, typed as the common {@link OracleEntry}. O(1). */
 export function oracleEntry(name: OracleName): OracleEntry {
