@@ -290,12 +290,16 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
       await errorPage.waitForSelector('main[data-state="ready"] .notice.error');
       expect(await errorPage.locator("main .notice.error").textContent()).toContain("Storage unavailable");
       await errorPage.waitForSelector('#health[data-state="down"]');
+      expect(await errorPage.locator("#health").textContent()).toContain("simulated outage");
       await errorPage.screenshot({ path: join(SHOTS, "storage-down.png") });
     } finally {
       outage.down = false;
     }
     await errorPage.reload();
     await errorPage.waitForSelector("table.rounds");
+    // The badge reads readiness (`/readyz`), so it clears once the database answers again.
+    await errorPage.waitForSelector('#health[data-state="ok"]');
+    expect(await errorPage.locator("#health").textContent()).toBe("storage: duckdb ok");
     // The only console lines: the browser's own notes on the refused requests (403, 503).
     expect(
       seen.filter(

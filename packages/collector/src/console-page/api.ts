@@ -45,7 +45,7 @@ export interface SeriesAnswer extends Pick<MarginalAnswer, "attrs" | "attributes
   readonly series: readonly SeriesPoint[];
 }
 
-/** `GET /healthz`. */
+/** `GET /readyz`: 200 `{status: "ok", storage}`, or 503 `{status: "unavailable", backend, message}`. */
 export interface Health {
   readonly status: "ok" | "unavailable";
   readonly storage: string;
@@ -69,7 +69,11 @@ export class ConsoleApiError extends Error {
 export interface ConsoleApi {
   get<T>(path: string): Promise<T>;
   post<T>(path: string): Promise<T>;
-  /** `GET /healthz` (public): its body for 200 and 503 alike. */
+  /**
+   * `GET /readyz` (public; readiness: the collector probes its database): its body
+   * for 200 and 503 alike. Not `/healthz`: that is liveness, 200 even while the
+   * database is down.
+   */
   health(): Promise<Health>;
 }
 
@@ -109,6 +113,6 @@ export function consoleApi(token: string, base: string = document.baseURI): Cons
   return {
     get: async (path) => json(await call("GET", path, true)),
     post: async (path) => json(await call("POST", path, true)),
-    health: async () => (await (await call("GET", "/healthz", false)).json()) as Health,
+    health: async () => (await (await call("GET", "/readyz", false)).json()) as Health,
   };
 }

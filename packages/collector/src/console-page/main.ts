@@ -40,7 +40,10 @@ function failure(error: unknown): HTMLElement {
   return notice("error", `${error.reason} (HTTP ${error.status}):`, error.message);
 }
 
-/** The storage's state from `GET /healthz` in the header (public; it needs no token). */
+/**
+ * The storage's state from `GET /readyz` in the header (public; it needs no
+ * token). Cost: one readiness probe of the database per page shown.
+ */
 async function showHealth(): Promise<void> {
   try {
     const answer = await consoleApi("").health();
