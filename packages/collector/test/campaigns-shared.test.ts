@@ -68,6 +68,9 @@ async function hammer(processes: readonly CollectorProcess[]) {
 
   const fromA = (await call(`${a.url}/v1/campaigns/${campaign}`, "GET")).body as unknown as Described;
   const fromB = (await call(`${b.url}/v1/campaigns/${campaign}`, "GET")).body as unknown as Described;
+  // A failed read (an error body, no rounds) is reported with what the collector said.
+  expect(fromA.rounds, JSON.stringify(fromA)).toBeInstanceOf(Array);
+  expect(fromB.rounds, JSON.stringify(fromB)).toBeInstanceOf(Array);
   const indexes = fromA.rounds.map((r) => r.index);
   // A read may roll over once more: B lists A's rounds (same ids and indexes), perhaps with one more.
   // (Opening/closing times may differ by milliseconds on ClickHouse: two racers' rows, see campaigns.ts.)
