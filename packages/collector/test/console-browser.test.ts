@@ -96,6 +96,8 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
   it("asks for the token first, then lists the campaign and the round outside it as the API does", async () => {
     await open("#/");
     await expect(page.locator("main .notice.empty").textContent()).resolves.toContain("No admin token");
+    // The badge is set when /readyz answers (a storage write probe): wait for that answer.
+    await page.waitForSelector('#health[data-state="ok"]');
     await expect(page.locator("#health").textContent()).resolves.toBe("storage: duckdb ok");
     await page.fill("#token", TOKEN);
     await page.click("#token-form button[type=submit]");
