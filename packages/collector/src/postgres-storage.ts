@@ -718,8 +718,10 @@ export async function foldDeltas(
   // The round's deltas through the index, not a bitmap scan: every fold deletes what it reads, and
   // until autovacuum runs those rows stay in the table and in the index under the same round_no.
   // An index scan marks the entries of rows dead to every transaction as such and later scans skip
-  // them; a bitmap scan would visit every page of the round's deleted deltas at every fold.
-  await client.query("SET LOCAL enable_bitmapscan = off");
+  // them; a bitmap scan would visit every page of the round's deleted deltas at every fold. Sequential
+  // scans are off too: once statistics say every row is this round's (one open round, after autoanalyze),
+  // the planner would pick one and read every dead page as well.
+  await client.query("SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off");
   const gone = await client.query({
     text: "DELETE FROM calm_support_deltas WHERE round_no = $1 RETURNING counts",
     values: [no],
