@@ -607,16 +607,6 @@ export async function expectStoredCounts(
   });
 }
 
-/**
- * A 503 answer of a collector whose database is away: `Retry-After: 1` and a body
- * with `reason: "storage-unavailable"` and the `fields` given.
- */
-export async function expectUnavailable(response: Response, fields: Record<string, unknown> = {}) {
-  expect(response.status).toBe(503);
-  expect(response.headers.get("retry-after")).toBe("1");
-  expect(await response.json()).toMatchObject({ reason: "storage-unavailable", ...fields });
-}
-
 /** The report ids in a DuckDB collector file (opened directly; no collector may hold it), one per stored row. */
 export async function storedReportIds(file: string): Promise<string[]> {
   const instance = await DuckDBInstance.create(file);
