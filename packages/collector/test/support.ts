@@ -385,6 +385,16 @@ export class CollectorProcesses {
 }
 
 /**
+ * The collector processes of a describe block (or file): every one still running
+ * after it is killed with `signal` (SIGKILL: as a crash; SIGTERM: a clean stop).
+ */
+export function suiteProcesses(signal: NodeJS.Signals = "SIGKILL"): CollectorProcesses {
+  const processes = new CollectorProcesses();
+  afterAll(() => processes.killAll(signal));
+  return processes;
+}
+
+/**
  * In-process collectors on DuckDB files of one temporary directory, for a
  * describe block: after it, every collector started is closed and the directory
  * removed. `start(file, options, wrap)` opens `dir/file` and starts a collector on
