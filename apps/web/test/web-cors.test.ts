@@ -1,19 +1,8 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  adminRequest,
-  bundlePage,
-  chromiumOrSkip,
-  collectPageErrors,
-  launchChromium,
-  serveTestPage,
-} from "./browser-support.js";
+import { describe, expect, it } from "vitest";
+import { browserSuite, pageResult, SWITCHES_ROUND } from "./browser-suite.js";
+import { chromiumOrSkip, collectPageErrors } from "./browser-support.js";
 import { serveCollectorCli } from "./cli-process.js";
 
 /**
@@ -35,54 +24,36 @@ const missing = chromiumOrSkip(
   "the cross-origin browser test (apps/web/test/web-cors.test.ts)",
 );
 
-const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
-
 describe.skipIf(missing !== undefined)("cross-origin reports from a page in headless Chromium", () => {
-  const dir = mkdtempSync(join(tmpdir(), "calm-web-cors-"));
-  let allowed: { server: Server; origin: string };
-  let other: { server: Server; origin: string };
-  let collector: { child: ChildProcess; url: string };
-  let context: BrowserContext;
-
-  beforeAll(async () => {
-    const script = await bundlePage(PAGE_DIR);
-    allowed = await serveTestPage(PAGE_DIR, script);
-    other = await serveTestPage(PAGE_DIR, script);
-    collector = await serveCollectorCli(join(dir, "collector.duckdb"), allowed.origin, TOKEN);
-    context = await launchChromium(join(dir, "profile"));
-  }, 180_000);
-
-  afterAll(async () => {
-    await context?.close();
-    collector?.child.kill("SIGTERM");
-    await Promise.all([allowed, other].map((site) => new Promise((resolve) => site?.server.close(resolve))));
-    rmSync(dir, { recursive: true, force: true });
+  // Sites: the allowed origin A, then origin C (not allowed); the collector (origin B) allows A only.
+  const suite = browserSuite({
+    pageDir: PAGE_DIR,
+    name: "web-cors",
+    token: TOKEN,
+    sites: 2,
+    startCollector: async (dir, [allowed]) => {
+      const cli = await serveCollectorCli(join(dir, "collector.duckdb"), allowed!, TOKEN);
+      return { url: cli.url, stop: () => void cli.child.kill("SIGTERM") };
+    },
   });
 
   /** Open the page from `origin`; resolves with its result and the browser's console errors. */
   async function runPage(origin: string, round: string) {
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const errors: string[] = [];
     collectPageErrors(page, errors);
-    const query = new URLSearchParams({ collector: collector.url, round, n: String(N) });
+    const query = new URLSearchParams({ collector: suite.collector.url, round, n: String(N) });
     await page.goto(`${origin}/?${query}`);
-    await page.waitForSelector("body[data-done='1']", { timeout: 60_000 });
-    const result = (await page.evaluate(() => (window as unknown as { result: unknown }).result)) as Record<
-      string,
-      unknown
-    >;
+    const result = await pageResult(page);
     await page.close();
     return { result, errors };
   }
 
   it("a page on the allowed origin A posts reports to the collector on origin B; they are counted", async () => {
+    const [allowed, other] = [suite.sites[0]!, suite.sites[1]!];
+    const { collector, admin } = suite;
     expect(new URL(allowed.origin).port).not.toBe(new URL(collector.url).port);
-    const created = await admin(`${collector.url}/v1/rounds`, "POST", {
-      schema: { attributes: Array.from({ length: 4 }, (_, i) => ({ name: `f${i}`, labels: ["off", "on"] })) },
-      eps: 1,
-      k: 2,
-      n: 1000,
-    });
+    const created = await admin(`${collector.url}/v1/rounds`, "POST", SWITCHES_ROUND);
     const round = created.round as string;
     const { result, errors } = await runPage(allowed.origin, round);
     expect(result.planError, String(result.planError)).toBeUndefined();

@@ -1,21 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { type RunningCollector, startCollector } from "@calm-ldp/collector";
+import { startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  adminRequest,
-  bundlePage,
-  chromiumOrSkip,
-  collectPageErrors,
-  launchChromium,
-  serveTestPage,
-} from "./browser-support.js";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { browserSuite, pageResult, SWITCHES_ROUND } from "./browser-suite.js";
+import { chromiumOrSkip, collectPageErrors } from "./browser-support.js";
 
 /**
  * A real browser reporting in a campaign: Debian's Chromium (playwright-core)
@@ -36,8 +27,6 @@ const missing = chromiumOrSkip(
   "the reporter's browser test (apps/web/test/web-reporter.test.ts)",
 );
 
-const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
-
 type PageResult = {
   round: string;
   index: number;
@@ -51,45 +40,35 @@ describe.skipIf(missing !== undefined)(
   "a persistent reporter in headless Chromium, cross-origin, 3 rounds with reloads",
   () => {
     let page: Page;
-    let context: BrowserContext;
-    let site: { server: Server; origin: string };
-    let collector: RunningCollector;
-    const dir = mkdtempSync(join(tmpdir(), "calm-web-reporter-"));
     const problems: string[] = [];
+    const suite = browserSuite({
+      pageDir: PAGE_DIR,
+      name: "web-reporter",
+      token: TOKEN,
+      onBundle: (script) =>
+        console.log(
+          `page.js (client + page script, minified): ${script.length} bytes, ${gzipSync(script).length} gzipped`,
+        ),
+      startCollector: async (dir, origins) => {
+        const collector = await startCollector({
+          storage: await openDuckDbStorage(join(dir, "collector.duckdb")),
+          adminToken: TOKEN,
+          allowOrigins: origins,
+        });
+        return { url: collector.url, stop: () => collector.close() };
+      },
+    });
 
     beforeAll(async () => {
-      const script = await bundlePage(PAGE_DIR);
-      console.log(
-        `page.js (client + page script, minified): ${script.length} bytes, ${gzipSync(script).length} gzipped`,
-      );
-      site = await serveTestPage(PAGE_DIR, script);
-      collector = await startCollector({
-        storage: await openDuckDbStorage(join(dir, "collector.duckdb")),
-        adminToken: TOKEN,
-        allowOrigins: [site.origin],
-      });
-      context = await launchChromium(join(dir, "profile"));
-      page = await context.newPage();
+      page = await suite.context.newPage();
       collectPageErrors(page, problems);
-    }, 180_000);
-
-    afterAll(async () => {
-      await context?.close();
-      await collector?.close();
-      await new Promise((resolve) => site?.server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it("same group and memoized response after reloads (IndexedDB), ledger on the page, one report counted per round", async () => {
+      const { collector, admin } = suite;
+      const site = suite.sites[0]!;
       expect(site.origin).not.toBe(collector.url); // two origins (different ports)
-      const created = await admin(`${collector.url}/v1/campaigns`, "POST", {
-        schema: {
-          attributes: Array.from({ length: 4 }, (_, i) => ({ name: `f${i}`, labels: ["off", "on"] })),
-        },
-        eps: 1,
-        k: 2,
-        n: 1000,
-      });
+      const created = await admin(`${collector.url}/v1/campaigns`, "POST", SWITCHES_ROUND);
       const campaign = created.campaign as string;
       const query = new URLSearchParams({ collector: collector.url, campaign, record: "[1,0,1,1]" });
       const results: PageResult[] = [];
@@ -100,10 +79,7 @@ describe.skipIf(missing !== undefined)(
           expect(next.index).toBe(t);
           await page.reload();
         }
-        await page.waitForSelector("body[data-done='1']", { timeout: 30_000 });
-        const result = (await page.evaluate(
-          () => (window as unknown as { result: unknown }).result,
-        )) as PageResult;
+        const result = await pageResult<PageResult>(page, 30_000);
         expect(result.error, result.error).toBeUndefined();
         results.push(result);
         expect(result.index).toBe(t);

@@ -1,19 +1,8 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  adminRequest,
-  bundlePage,
-  chromiumOrSkip,
-  collectPageErrors,
-  launchChromium,
-  serveTestPage,
-} from "./browser-support.js";
+import { describe, expect, it } from "vitest";
+import { browserSuite, pageResult, SWITCHES_ROUND } from "./browser-suite.js";
+import { chromiumOrSkip, collectPageErrors } from "./browser-support.js";
 import { serveCollectorCli } from "./cli-process.js";
 
 /**
@@ -32,51 +21,28 @@ const missing = chromiumOrSkip(
   "the protected-mode browser test (apps/web/test/web-tokens.test.ts)",
 );
 
-const admin = (url: string, method = "GET", body?: unknown) => adminRequest(TOKEN, url, method, body);
-
 describe.skipIf(missing !== undefined)("protected-mode reports from a page in headless Chromium", () => {
-  const dir = mkdtempSync(join(tmpdir(), "calm-web-tokens-"));
-  let site: { server: Server; origin: string };
-  let collector: { child: ChildProcess; url: string };
-  let context: BrowserContext;
-
-  beforeAll(async () => {
-    const script = await bundlePage(PAGE_DIR);
-    site = await serveTestPage(PAGE_DIR, script);
-    collector = await serveCollectorCli(join(dir, "collector.duckdb"), site.origin, TOKEN, [
-      "--require-tokens",
-      "--attester",
-      "test",
-    ]);
-    context = await launchChromium(join(dir, "profile"));
-  }, 180_000);
-
-  afterAll(async () => {
-    await context?.close();
-    collector?.child.kill("SIGTERM");
-    await new Promise((resolve) => site?.server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
+  const suite = browserSuite({
+    pageDir: PAGE_DIR,
+    name: "web-tokens",
+    token: TOKEN,
+    startCollector: async (dir, [origin]) => {
+      const protectedMode = ["--require-tokens", "--attester", "test"];
+      const cli = await serveCollectorCli(join(dir, "collector.duckdb"), origin!, TOKEN, protectedMode);
+      return { url: cli.url, stop: () => void cli.child.kill("SIGTERM") };
+    },
   });
 
   it("obtains a token, reports once across origins, and a reload spends no second token", async () => {
-    const created = await admin(`${collector.url}/v1/rounds`, "POST", {
-      schema: { attributes: Array.from({ length: 4 }, (_, i) => ({ name: `f${i}`, labels: ["off", "on"] })) },
-      eps: 1,
-      k: 2,
-      n: 1000,
-    });
+    const { collector, admin } = suite;
+    const site = suite.sites[0]!;
+    const created = await admin(`${collector.url}/v1/rounds`, "POST", SWITCHES_ROUND);
     const round = created.round as string;
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const errors: string[] = [];
     collectPageErrors(page, errors);
     const url = `${site.origin}/?${new URLSearchParams({ collector: collector.url, round })}`;
-    const run = async () => {
-      await page.waitForSelector("body[data-done='1']", { timeout: 60_000 });
-      return (await page.evaluate(() => (window as unknown as { result: unknown }).result)) as Record<
-        string,
-        unknown
-      >;
-    };
+    const run = () => pageResult(page);
     await page.goto(url);
     const first = await run();
     expect(first.error, String(first.error)).toBeUndefined();

@@ -27,6 +27,19 @@ function cellsOf(coefficients: Float64Array): Float64Array {
 }
 
 /**
+ * `shapePosterior` of one-way marginals (`profiles`, c categories each), every
+ * coefficient observed with `variance`: each output's cells and shrinkage factor.
+ */
+function posteriorCells(profiles: readonly (readonly number[])[], variance: number) {
+  const c = profiles[0]!.length;
+  const inputs = profiles.map((p) => ({
+    coefficients: coefficientsOf(p),
+    variances: new Float64Array(c - 1).fill(variance),
+  }));
+  return shapePosterior(inputs, c).map((o) => ({ cells: cellsOf(o.coefficients), factor: o.factor }));
+}
+
+/**
  * Independent attributes whose one-way marginals share one skewed shape, each
  * with its categories in its own random order (the setting the shape prior is for).
  */
@@ -56,31 +69,25 @@ describe("shapePosterior", () => {
       [0.2, 0.1, 0.7],
       [0.5, 0.3, 0.2],
     ];
-    const out = shapePosterior(
-      profiles.map((p) => ({ coefficients: coefficientsOf(p), variances: new Float64Array(2).fill(1e-8) })),
-      3,
-    );
-    out.forEach((o, i) => {
-      const cells = cellsOf(o.coefficients);
+    posteriorCells(profiles, 1e-8).forEach(({ cells, factor }, i) => {
       expect(cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 12);
       cells.forEach((x, v) => {
         expect(x).toBeCloseTo(profiles[i]![v]!, 6);
       });
-      expect(o.factor).toBeGreaterThanOrEqual(0);
-      expect(o.factor).toBeLessThanOrEqual(1);
+      expect(factor).toBeGreaterThanOrEqual(0);
+      expect(factor).toBeLessThanOrEqual(1);
     });
     // Noisy inputs far outside the simplex still come back as distributions.
-    const wild = shapePosterior(
+    const wild = posteriorCells(
       [
         [1.4, -0.3, -0.1],
         [-0.2, 0.1, 1.1],
         [0.3, 0.3, 0.4],
         [0.9, 0.2, -0.1],
-      ].map((p) => ({ coefficients: coefficientsOf(p), variances: new Float64Array(2).fill(0.03) })),
-      3,
+      ],
+      0.03,
     );
-    for (const o of wild) {
-      const cells = cellsOf(o.coefficients);
+    for (const { cells } of wild) {
       expect(cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 12);
       for (const x of cells) expect(x).toBeGreaterThanOrEqual(-1e-12);
     }
@@ -93,12 +100,7 @@ describe("shapePosterior", () => {
       [0.25, 0.25, 0.25, 0.25],
       [0.2, 0.6, 0.08, 0.12],
     ];
-    const out = shapePosterior(
-      profiles.map((p) => ({ coefficients: coefficientsOf(p), variances: new Float64Array(3).fill(1e-4) })),
-      4,
-    );
-    out.forEach((o, i) => {
-      const cells = cellsOf(o.coefficients);
+    posteriorCells(profiles, 1e-4).forEach(({ cells }, i) => {
       expect(cells.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 12);
       cells.forEach((x, v) => {
         expect(Math.abs(x - profiles[i]![v]!)).toBeLessThan(0.03);

@@ -21,27 +21,21 @@ describe("report ids", () => {
   });
 
   it("createReportId does not read the clock: the same random source gives the same id at any time", () => {
-    const at = (now: number) => {
+    // `make`'s id (same random source) with the clock reading `now`.
+    const madeAt = (make: typeof createReportId, now: number) => {
       const clock = Date.now;
       Date.now = () => now;
       try {
-        return createReportId(seededRng(11));
+        return make(seededRng(11));
       } finally {
         Date.now = clock;
       }
     };
-    expect(at(0)).toBe(at(1_700_000_000_000));
+    expect(madeAt(createReportId, 0)).toBe(madeAt(createReportId, 1_700_000_000_000));
     // The check bites: the time-ordered maker does read it.
-    const ordered = (now: number) => {
-      const clock = Date.now;
-      Date.now = () => now;
-      try {
-        return createTimeOrderedReportId(seededRng(11));
-      } finally {
-        Date.now = clock;
-      }
-    };
-    expect(ordered(0)).not.toBe(ordered(1_700_000_000_000));
+    expect(madeAt(createTimeOrderedReportId, 0)).not.toBe(
+      madeAt(createTimeOrderedReportId, 1_700_000_000_000),
+    );
   });
 
   it("createTimeOrderedReportId: version 7, the millisecond first, then 74 random bits; distinct within one millisecond", () => {

@@ -11,6 +11,12 @@ const REFUSED = {
   additionalProperties: { type: "integer" },
 } as const;
 
+/** The schema of a 200 answer `{status: "ok", ...fields, refused}`, every property required. */
+function okAnswer(fields: Record<string, object>) {
+  const properties = { status: { type: "string", enum: ["ok"] }, ...fields, refused: REFUSED };
+  return { type: "object", required: Object.keys(properties), properties } as const;
+}
+
 /** The 503 body of `/readyz`: the error body plus what failed. */
 const UNREADY = {
   type: "object",
@@ -56,16 +62,10 @@ export function registerHealth({ app, storage, health, refusals }: CollectorCont
       schema: {
         summary: "Liveness: 200 while the process answers (the database is not called)",
         response: {
-          200: {
-            type: "object",
-            required: ["status", "storage", "storageAvailable", "refused"],
-            properties: {
-              status: { type: "string", enum: ["ok"] },
-              storage: { type: "string", description: "the storage backend" },
-              storageAvailable: { type: "boolean", description: "outcome of the last storage call" },
-              refused: REFUSED,
-            },
-          },
+          200: okAnswer({
+            storage: { type: "string", description: "the storage backend" },
+            storageAvailable: { type: "boolean", description: "outcome of the last storage call" },
+          }),
         },
       },
     },
@@ -93,16 +93,10 @@ export function registerHealth({ app, storage, health, refusals }: CollectorCont
       schema: {
         summary: "Readiness: 200 when the database answers, takes a write and has the current schema",
         response: {
-          200: {
-            type: "object",
-            required: ["status", "storage", "schemaVersion", "refused"],
-            properties: {
-              status: { type: "string", enum: ["ok"] },
-              storage: { type: "string" },
-              schemaVersion: { type: ["integer", "null"], description: "null: the storage keeps no version" },
-              refused: REFUSED,
-            },
-          },
+          200: okAnswer({
+            storage: { type: "string" },
+            schemaVersion: { type: ["integer", "null"], description: "null: the storage keeps no version" },
+          }),
           503: UNREADY,
         },
       },

@@ -1,13 +1,13 @@
 import { createReport, type WireReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import {
   type CollectorProcess,
-  CollectorProcesses,
   call,
   createBinaryCampaign,
   databaseServers,
+  suiteProcesses,
   withPostgresDatabase,
 } from "./support.js";
 
@@ -107,8 +107,7 @@ function check(result: Awaited<ReturnType<typeof hammer>>) {
 }
 
 describe("a scheduled campaign shared by two collector processes", () => {
-  const processes = new CollectorProcesses();
-  afterAll(() => processes.killAll("SIGTERM"));
+  const processes = suiteProcesses("SIGTERM");
 
   it.skipIf(postgres.unavailable !== undefined)(
     "PostgreSQL: one round per index, every acknowledged report counted once",

@@ -8,6 +8,7 @@ import {
   type RunningCollector,
   startCollector,
 } from "../src/index.js";
+import { postReports } from "./outage.js";
 import { createRoundFor, duckdbCollectors, mixedRecords, reportsOf, roundBody, TOKEN } from "./support.js";
 
 const ALLOWED = "http://app.example.test:8080";
@@ -104,11 +105,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
   });
 
   it("a cross-origin POST from an allowed origin is stored and carries the allow header", async () => {
-    const response = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-      method: "POST",
-      headers: { origin: ALLOWED, "content-type": "application/json" },
-      body: reportsBody(0, 10),
-    });
+    const response = await postReports(collector.url, round, reportsBody(0, 10), { origin: ALLOWED });
     expect(response.status).toBe(200);
     expect(response.headers.get("access-control-allow-origin")).toBe(ALLOWED);
     expect(response.headers.get("vary")).toMatch(/Origin/);
@@ -117,11 +114,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
     const fetched = await fetch(`${collector.url}/v1/rounds/${round}/plan`, { headers: { origin: ALLOWED } });
     expect(fetched.status).toBe(200);
     expect(fetched.headers.get("access-control-allow-origin")).toBe(ALLOWED);
-    const refused = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-      method: "POST",
-      headers: { origin: ALLOWED, "content-type": "application/json" },
-      body: JSON.stringify({ round, reports: [] }),
-    });
+    const refused = await postReports(collector.url, round, { round, reports: [] }, { origin: ALLOWED });
     expect(refused.status).toBe(400);
     expect(refused.headers.get("access-control-allow-origin")).toBe(ALLOWED);
   });
@@ -142,11 +135,7 @@ describe("CORS: browsers on allowed origins reach the plan and report endpoints,
       const response = await fetch(`${collector.url}/v1/rounds/${round}/plan`, { headers: { origin: near } });
       expectNoCors(response, 200, near);
     }
-    const post = await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-      method: "POST",
-      headers: { origin: FOREIGN, "content-type": "application/json" },
-      body: reportsBody(10, 5),
-    });
+    const post = await postReports(collector.url, round, reportsBody(10, 5), { origin: FOREIGN });
     expect(corsHeaders(post)).toEqual([]);
   });
 

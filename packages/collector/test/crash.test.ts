@@ -1,21 +1,20 @@
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { StorageError } from "../src/index.js";
 import {
-  CollectorProcesses,
   duckdbCollectors,
   expectStoredCounts,
   interceptedStorage,
   startMixedLoad,
   storedReportIds,
+  suiteProcesses,
 } from "./support.js";
 
 describe("crash: kill -9 in the middle of a load", () => {
   const collectors = duckdbCollectors();
   const file = join(collectors.dir, "crash.duckdb");
-  const processes = new CollectorProcesses();
-  afterAll(() => processes.killAll());
+  const processes = suiteProcesses();
 
   it("after a restart on the same database every acknowledged report is counted exactly once", async () => {
     const first = await processes.spawn("duckdb", file);

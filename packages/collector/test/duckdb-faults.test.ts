@@ -12,10 +12,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { expectUnavailable } from "./outage.js";
 import {
   CollectorProcesses,
   call,
-  expectUnavailable,
   sleep,
   startMixedLoad,
   storedReportIds,

@@ -1,21 +1,14 @@
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { StorageError } from "../src/index.js";
-import {
-  createRoundFor,
-  duckdbCollectors,
-  interceptedStorage,
-  mixedRecords,
-  reportsOf,
-  TOKEN,
-} from "./support.js";
+import { postReports, storageOutage } from "./outage.js";
+import { createRoundFor, duckdbCollectors, mixedRecords, reportsOf, TOKEN } from "./support.js";
 
 describe("structured logs (JSON lines at logLevel)", () => {
   const collectors = duckdbCollectors();
 
   it("one line per refused batch, per storage state change and per round opened or closed; requests only at debug", async () => {
     const lines: Record<string, unknown>[] = [];
-    let down = false;
+    const outage = storageOutage("disk gone", "storeReports");
     const { collector } = await collectors.start(
       "logs.duckdb",
       {
@@ -23,27 +16,19 @@ describe("structured logs (JSON lines at logLevel)", () => {
         logStream: { write: (line: string) => lines.push(JSON.parse(line)) },
         log: () => undefined,
       },
-      (storage) =>
-        interceptedStorage(storage, (method, real) =>
-          down && method === "storeReports" ? Promise.reject(new StorageError("disk gone")) : real(),
-        ),
+      outage.wrap,
     );
     const records = mixedRecords(1000, 5);
     const { round, plan } = await createRoundFor(collector.url, records, 1000);
-    const post = (body: unknown) =>
-      fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown) => postReports(collector.url, round, body);
     const reports = reportsOf(plan, records, 0, 6, seededRng(6));
     expect((await post({ round, reports })).status).toBe(200);
     expect(
       (await post({ round, reports: reports.map((r, i) => (i === 3 ? { ...r, view: 9999 } : r)) })).status,
     ).toBe(400);
-    down = true;
+    outage.down = true;
     expect((await post({ round, reports })).status).toBe(503);
-    down = false;
+    outage.down = false;
     expect((await post({ round, reports })).status).toBe(200);
     await fetch(`${collector.url}/v1/rounds/${round}/close`, {
       method: "POST",

@@ -1,17 +1,9 @@
 import { seededRng } from "@calm-ldp/random";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { StorageError } from "../src/index.js";
 import { ROUND_GAUGES_TTL_MS } from "../src/metrics.js";
 import { delta, deltasBy, parseMetrics, sample } from "./metrics-text.js";
-import {
-  createRoundFor,
-  duckdbCollectors,
-  fixedId,
-  interceptedStorage,
-  mixedRecords,
-  reportsOf,
-  TOKEN,
-} from "./support.js";
+import { postReports, storageOutage } from "./outage.js";
+import { createRoundFor, duckdbCollectors, fixedId, mixedRecords, reportsOf, TOKEN } from "./support.js";
 
 const REPORTS = "calm_collector_reports_total";
 const REFUSED_REPORTS = "calm_collector_reports_refused_total";
@@ -33,7 +25,7 @@ describe("metrics: a scrape during a load changes by exactly what the load did",
   });
 
   it("counts stored and duplicate reports, and refused reports and batches by reason, to the report; the round's status agrees", async () => {
-    let down = false;
+    const outage = storageOutage("connect ECONNREFUSED", "storeReports");
     const { collector } = await collectors.start(
       "metrics.duckdb",
       {
@@ -42,12 +34,7 @@ describe("metrics: a scrape during a load changes by exactly what the load did",
         rateLimit: { perSecond: 0.001, burst: 3 },
         trustProxy: "127.0.0.1",
       },
-      (storage) =>
-        interceptedStorage(storage, (method, real) =>
-          down && method === "storeReports"
-            ? Promise.reject(new StorageError("connect ECONNREFUSED"))
-            : real(),
-        ),
+      outage.wrap,
     );
     const url = collector.url;
     const scrape = async () => {
@@ -67,10 +54,9 @@ describe("metrics: a scrape during a load changes by exactly what the load did",
       body: "{}",
     });
     const post = (body: string, options: { to?: string; type?: string; sender?: string } = {}) =>
-      fetch(`${url}/v1/rounds/${options.to ?? round}/reports`, {
-        method: "POST",
-        headers: { "content-type": options.type ?? "application/json", ...from(options.sender) },
-        body,
+      postReports(url, options.to ?? round, body, {
+        "content-type": options.type ?? "application/json",
+        ...from(options.sender),
       });
     const batch = (reports: unknown[], name = round) => JSON.stringify({ round: name, reports });
     const statuses = async (responses: Promise<Response>[]) =>
@@ -115,9 +101,9 @@ describe("metrics: a scrape during a load changes by exactly what the load did",
       );
     expect(limitedStatuses).toEqual([200, 200, 200, 429, 429]);
     // Storage away: two batches of 4 answered 503.
-    down = true;
+    outage.down = true;
     expect(await statuses([post(batch(some(4))), post(batch(some(4)))])).toEqual([503, 503]);
-    down = false;
+    outage.down = false;
     expect((await fetch(`${url}/readyz`, { headers: from() })).status).toBe(200); // a storage call succeeds: back
     const after = await scrape();
 
@@ -176,10 +162,9 @@ describe("metrics: a scrape during a load changes by exactly what the load did",
     const { collector } = await collectors.start("labels.duckdb");
     const records = mixedRecords(1000, 3);
     const { round, plan } = await createRoundFor(collector.url, records, 1000);
-    await fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ round, reports: reportsOf(plan, records, 0, 50, seededRng(1)) }),
+    await postReports(collector.url, round, {
+      round,
+      reports: reportsOf(plan, records, 0, 50, seededRng(1)),
     });
     await fetch(`${collector.url}/v1/rounds/${fixedId(9)}/status`);
     await fetch(`${collector.url}/no/such/${fixedId(8)}`);

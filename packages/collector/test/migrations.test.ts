@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -11,18 +10,16 @@ import { DUCKDB_SCHEMA_VERSION } from "../src/migrations/duckdb.js";
 import { POSTGRES_SCHEMA_VERSION } from "../src/migrations/postgres.js";
 import { checkHistory, SchemaVersionError } from "../src/migrations/runner.js";
 import { openPostgresStorage } from "../src/postgres.js";
+import { DUCKDB_LAYOUTS, POSTGRES_LAYOUTS } from "./fixtures/layouts.js";
 import {
   acceptedReport,
   describeWith,
   fixedId,
-  packageDir,
   postgresServer,
   suiteTempDir,
   withPostgresDatabase,
 } from "./support.js";
 
-const LAYOUTS = join(packageDir, "test", "fixtures", "layouts");
-const layout = (name: string) => readFileSync(join(LAYOUTS, `${name}.sql`), "utf8");
 const ROUND = fixedId(4242);
 const REPORTS = 40;
 
@@ -130,11 +127,7 @@ describe("DuckDB schema migrations from every earlier layout", () => {
   for (let version = 1; version < DUCKDB_SCHEMA_VERSION; version++)
     it(`version ${version} -> ${DUCKDB_SCHEMA_VERSION}: one step per version, data kept, then current`, async () => {
       const file = join(dir, `v${version}.duckdb`);
-      const create = layout(`duckdb-v${version}`)
-        .replace(/^--.*$/gm, "")
-        .split(";\n")
-        .filter((s) => s.trim() !== "");
-      await fill(file, [...create, ...fixtureRows("duckdb", version)]);
+      await fill(file, [...DUCKDB_LAYOUTS[version - 1]!.statements, ...fixtureRows("duckdb", version)]);
       let storage = await openDuckDbStorage(file);
       expect(storage.schemaMigration).toMatchObject({
         backend: "duckdb",
@@ -187,7 +180,7 @@ describeWith(postgresServer(), "PostgreSQL schema migrations from every earlier 
         const client = new pg.Client({ connectionString: url });
         await client.connect();
         try {
-          await client.query(layout(`postgres-v${version}`));
+          await client.query(POSTGRES_LAYOUTS[version - 1]!.statements.join(";\n"));
           for (const statement of fixtureRows("postgres", version)) await client.query(statement);
         } finally {
           await client.end();

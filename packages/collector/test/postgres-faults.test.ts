@@ -1,14 +1,8 @@
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
+import { expectUnavailable } from "./outage.js";
 import { type OwnPostgres, postgresBinaries, startOwnPostgres } from "./own-postgres.js";
-import {
-  CollectorProcesses,
-  call,
-  describeWith,
-  expectUnavailable,
-  sleep,
-  startMixedLoad,
-} from "./support.js";
+import { CollectorProcesses, call, describeWith, sleep, startMixedLoad } from "./support.js";
 
 describeWith(
   postgresBinaries(),

@@ -1,12 +1,11 @@
 import pg from "pg";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { planRound } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import { foldDeltas } from "../src/postgres-storage.js";
 import { cellOffsets } from "../src/storage-rows.js";
 import {
   acceptedReport,
-  CollectorProcesses,
   describeWith,
   expectSharedStore,
   expectStoredCounts,
@@ -14,13 +13,13 @@ import {
   postgresServer,
   roundBody,
   suitePostgresDatabase,
+  suiteProcesses,
   withPostgresDatabase,
 } from "./support.js";
 
 describeWith(postgresServer(), "PostgreSQL: two collector processes share one database", (server) => {
   const database = suitePostgresDatabase(server.url ?? "", "two");
-  const processes = new CollectorProcesses();
-  afterAll(() => processes.killAll("SIGTERM"));
+  const processes = suiteProcesses("SIGTERM");
 
   it.each([
     [1, "one writer: batches submitted together share one group (one transaction)"],

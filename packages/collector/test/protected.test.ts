@@ -11,10 +11,10 @@ import {
   viewOfToken,
 } from "@calm-ldp/client/tokens";
 import { publicVerif, Token, TokenChallenge } from "@cloudflare/privacypass-ts";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decodeBase64 } from "../src/base64-decode.js";
 import { testAttester } from "../src/index.js";
-import { CollectorProcesses, call, duckdbCollectors, mixedRound } from "./support.js";
+import { call, duckdbCollectors, mixedRound, suiteProcesses } from "./support.js";
 
 const post = (url: string, round: string, reports: readonly WireReport[]) =>
   call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
@@ -137,8 +137,7 @@ describe("protected mode (tokens): every report spends one valid token", () => {
     expect((await post(collector.url, round, [report])).body).toMatchObject({ stored: 1 });
   });
 
-  const processes = new CollectorProcesses();
-  afterAll(() => processes.killAll());
+  const processes = suiteProcesses();
   it("a token spent once is not counted again by another collector process after a restart", async () => {
     const file = join(collectors.dir, "restart.duckdb");
     const keyDir = join(collectors.dir, "keys");

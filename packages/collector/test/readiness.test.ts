@@ -3,16 +3,9 @@ import { afterAll, expect, it } from "vitest";
 import type { RunningCollector } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import { startCollector } from "../src/start-collector.js";
+import { expectUnavailable } from "./outage.js";
 import { type OwnPostgres, postgresBinaries, startOwnPostgres } from "./own-postgres.js";
-import {
-  call,
-  describeWith,
-  expectUnavailable,
-  postgresServer,
-  sleep,
-  TOKEN,
-  withPostgresDatabase,
-} from "./support.js";
+import { call, describeWith, postgresServer, sleep, TOKEN, withPostgresDatabase } from "./support.js";
 
 /** GET `url` until it answers `status` (at most 20 s; then the last status is returned). */
 async function until(url: string, status: number): Promise<number> {

@@ -1,43 +1,26 @@
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
-import { StorageError } from "../src/index.js";
-import {
-  call,
-  createRoundFor,
-  duckdbCollectors,
-  expectUnavailable,
-  interceptedStorage,
-  mixedRecords,
-  reportsOf,
-} from "./support.js";
+import { expectUnavailable, postReports, storageOutage } from "./outage.js";
+import { call, createRoundFor, duckdbCollectors, mixedRecords, reportsOf } from "./support.js";
 
 describe("storage unavailable: 503 storage-unavailable with Retry-After, then resume", () => {
   const collectors = duckdbCollectors();
 
   it("refuses (never acknowledges) while the storage fails, says so in /readyz (while /healthz, liveness, stays 200) and the log, and resumes", async () => {
-    let down = false;
     const lines: string[] = [];
-    // Every call fails while `down`, as a database that went away would.
-    const { collector } = await collectors.start("flaky.duckdb", { log: (l) => lines.push(l) }, (storage) =>
-      interceptedStorage(storage, (_method, call) =>
-        down ? Promise.reject(new StorageError("connect ECONNREFUSED 127.0.0.1:5432")) : call(),
-      ),
-    );
+    // Every call fails while `outage.down`, as a database that went away would.
+    const outage = storageOutage("connect ECONNREFUSED 127.0.0.1:5432");
+    const { collector } = await collectors.start("flaky.duckdb", { log: (l) => lines.push(l) }, outage.wrap);
     const records = mixedRecords(20, 3);
     const { round, plan } = await createRoundFor(collector.url, records, 10_000);
     const rng = seededRng(4);
     const batch = (from: number) => reportsOf(plan, records, from, 10, rng);
-    const post = (reports: unknown[]) =>
-      fetch(`${collector.url}/v1/rounds/${round}/reports`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ round, reports }),
-      });
+    const post = (reports: unknown[]) => postReports(collector.url, round, { round, reports });
     const first = batch(0);
     expect((await post(first)).status).toBe(200);
     expect(lines).toEqual([]);
 
-    down = true;
+    outage.down = true;
     const second = batch(10);
     for (let i = 0; i < 3; i++) {
       await expectUnavailable(await post(second), { statusCode: 503 });
@@ -57,7 +40,7 @@ describe("storage unavailable: 503 storage-unavailable with Retry-After, then re
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/storage \(duckdb\) unavailable: connect ECONNREFUSED.*503 storage-unavailable/);
 
-    down = false;
+    outage.down = false;
     const resumed = await post(second);
     expect(resumed.status).toBe(200);
     expect(await resumed.json()).toMatchObject({ acknowledged: 10, stored: 10, duplicates: 0 });

@@ -385,6 +385,16 @@ export class CollectorProcesses {
 }
 
 /**
+ * The collector processes of a describe block (or file): every one still running
+ * after it is killed with `signal` (SIGKILL: as a crash; SIGTERM: a clean stop).
+ */
+export function suiteProcesses(signal: NodeJS.Signals = "SIGKILL"): CollectorProcesses {
+  const processes = new CollectorProcesses();
+  afterAll(() => processes.killAll(signal));
+  return processes;
+}
+
+/**
  * In-process collectors on DuckDB files of one temporary directory, for a
  * describe block: after it, every collector started is closed and the directory
  * removed. `start(file, options, wrap)` opens `dir/file` and starts a collector on
@@ -605,16 +615,6 @@ export async function expectStoredCounts(
   aggregator.views.forEach((view, v) => {
     expect(Array.from(counts.support[v]!), `view ${v}`).toEqual(Array.from(view.counts()));
   });
-}
-
-/**
- * A 503 answer of a collector whose database is away: `Retry-After: 1` and a body
- * with `reason: "storage-unavailable"` and the `fields` given.
- */
-export async function expectUnavailable(response: Response, fields: Record<string, unknown> = {}) {
-  expect(response.status).toBe(503);
-  expect(response.headers.get("retry-after")).toBe("1");
-  expect(await response.json()).toMatchObject({ reason: "storage-unavailable", ...fields });
 }
 
 /** The report ids in a DuckDB collector file (opened directly; no collector may hold it), one per stored row. */

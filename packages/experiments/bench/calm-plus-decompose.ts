@@ -13,15 +13,10 @@ import { contingencyTable, createTable, type MarginalTable, sse } from "@calm-ld
 import { seededRng } from "@calm-ldp/random";
 import { maxEntropy } from "@calm-ldp/reconstruction";
 import { interactionTransform } from "../../calm-core/src/interaction-basis.js";
-import { argument, benchPopulation, repetitionSample, reportsSeed } from "./support.js";
+import { benchPopulation, calmPlusArguments, repetitionSample, reportsSeed } from "./support.js";
 
 const { population, d, label } = await benchPopulation({ data: "adult", d: 15 });
-const k = Number(argument("k", "3"));
-const n = Number(argument("n", String(2 ** 16)));
-const epsList = argument("eps", "0.2,0.5").split(",").map(Number);
-const reps = Number(argument("reps", "5"));
-const seed = Number(argument("seed", "1"));
-const queries = Number(argument("queries", "50"));
+const { k, n, epsList, reps, seed, queries } = calmPlusArguments("0.2,0.5");
 const cards = population.store.schema.attributes.map((a) => a.labels.length);
 
 /** A pair table's Helmert coefficients. */

@@ -19,15 +19,10 @@ import {
 import { contingencyTable, sse } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { maxEntropy } from "@calm-ldp/reconstruction";
-import { argument, benchPopulation, repetitionSample, reportsSeed } from "./support.js";
+import { argument, benchPopulation, calmPlusArguments, repetitionSample, reportsSeed } from "./support.js";
 
 const { population, d, label } = await benchPopulation({ data: "adult", d: 15 });
-const k = Number(argument("k", "3"));
-const n = Number(argument("n", String(2 ** 16)));
-const epsList = argument("eps", "0.2,0.5,1,2").split(",").map(Number);
-const reps = Number(argument("reps", "5"));
-const seed = Number(argument("seed", "1"));
-const queries = Number(argument("queries", "50"));
+const { k, n, epsList, reps, seed, queries } = calmPlusArguments("0.2,0.5,1,2");
 // A variant is a shrinkage, optionally with "-indep" (unmeasured pairs left to max
 // entropy) and/or "-uniform" (data-independent coefficient variances, one pass)
 // and/or "-joint" (the joint graphical-model fit to the shrunk coefficients) or

@@ -15,6 +15,22 @@ export function argument(name: string, fallback: string): string {
   return i >= 0 ? process.argv[i + 1]! : fallback;
 }
 
+/**
+ * The arguments the calm-plus benches share: `--k` (default 3), `--n` (2^16),
+ * `--eps` (comma-separated; default `eps`), `--reps` (5), `--seed` (1) and
+ * `--queries` (50).
+ */
+export function calmPlusArguments(eps: string) {
+  return {
+    k: Number(argument("k", "3")),
+    n: Number(argument("n", String(2 ** 16))),
+    epsList: argument("eps", eps).split(",").map(Number),
+    reps: Number(argument("reps", "5")),
+    seed: Number(argument("seed", "1")),
+    queries: Number(argument("queries", "50")),
+  };
+}
+
 /** A population read from `--data` (a short name or a data spec), cut to `--d` attributes and `--c` categories. */
 export interface BenchPopulation {
   readonly dataName: string;

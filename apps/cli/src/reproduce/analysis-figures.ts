@@ -30,6 +30,33 @@ const LABELS: Record<string, string> = {
 const label = (method: string) => LABELS[method] ?? method;
 const log2 = (n: number) => (Number.isInteger(Math.log2(n)) ? `2^${Math.log2(n)}` : String(n));
 
+/**
+ * The analysis figures' plot: `y` (with its `${y}Std` band) against eps on a
+ * linear scale, one line per method label, one panel per (`group`, n) of `rows`
+ * (summarized rows). O(rows).
+ */
+function epsPanelsSpec(
+  rows: readonly Record<string, unknown>[],
+  group: string,
+  y: string,
+  yTitle: string,
+  { title, columns }: { title: string; columns: number },
+): VegaLiteSpec {
+  const plotted = rows.map((r) => ({ ...r, panel: `${r[group]}, n=${log2(r.n as number)}` }));
+  return facetedLinesSpec(plotted, {
+    x: "eps",
+    xTitle: "eps",
+    y,
+    yStd: `${y}Std`,
+    yTitle,
+    color: "label",
+    facet: "panel",
+    logY: false,
+    title,
+    columns,
+  });
+}
+
 function indexOf(dataset: LoadedDataset, name: string): number {
   const i = dataset.schema.attributes.findIndex((a) => a.name === name);
   if (i < 0) throw new Error(`the data has no attribute ${JSON.stringify(name)}`);
@@ -156,16 +183,7 @@ const calmFig6: CustomFigureDefinition = {
       for (const row of summarizeRows(raw, ["method", "n", "eps"], ["misclassification", "seconds"]))
         rows.push({ partition: partition.name, label: label(row.method as string), ...row });
     }
-    const plotted = rows.map((r) => ({ ...r, panel: `${r.partition}, n=${log2(r.n as number)}` }));
-    const spec = facetedLinesSpec(plotted, {
-      x: "eps",
-      xTitle: "eps",
-      y: "misclassification",
-      yStd: "misclassificationStd",
-      yTitle: "misclassification rate",
-      color: "label",
-      facet: "panel",
-      logY: false,
+    const spec = epsPanelsSpec(rows, "partition", "misclassification", "misclassification rate", {
       title: calmFig6.title,
       columns: ns.length,
     });
@@ -400,16 +418,7 @@ const cormodeFig8: CustomFigureDefinition = {
           rows.push({ dataset: data.name, label: label(row.method as string), ...row });
       }
     }
-    const plotted = rows.map((r) => ({ ...r, panel: `${r.dataset}, n=${log2(r.n as number)}` }));
-    const spec = facetedLinesSpec(plotted, {
-      x: "eps",
-      xTitle: "eps",
-      y: "mutualInformation",
-      yStd: "mutualInformationStd",
-      yTitle: "total true mutual information (nats)",
-      color: "label",
-      facet: "panel",
-      logY: false,
+    const spec = epsPanelsSpec(rows, "dataset", "mutualInformation", "total true mutual information (nats)", {
       title: cormodeFig8.title,
       columns: 2,
     });

@@ -27,6 +27,21 @@ export interface ResolvedPlusOptions {
 }
 
 /**
+ * The option `name`'s value: `fallback` (its default) when undefined, else the
+ * value given, which must be one of `allowed` (an `InvalidParameterError` naming
+ * the choices otherwise, in the order written: `"a", "b" or "c"`). O(|allowed|).
+ */
+function choice<T extends string>(name: string, value: T | undefined, fallback: T, allowed: readonly T[]): T {
+  const chosen = value ?? fallback;
+  if (!allowed.includes(chosen)) {
+    const quoted = allowed.map((a) => `"${a}"`);
+    const choices = `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
+    invalid("estimateCalmPlus", `${name} must be ${choices}`, chosen);
+  }
+  return chosen;
+}
+
+/**
  * `options` checked (an `InvalidParameterError` naming the first bad one) with
  * their defaults (see `CalmPlusEstimateOptions`). `unmeasuredPairs` is checked
  * by the pooled estimator's answers (after the joint estimator may have returned).
@@ -39,21 +54,14 @@ export function resolvePlusOptions(plan: CalmPlan, options: CalmPlusEstimateOpti
   const maxQueryCells = options.maxQueryCells ?? 2 ** 24;
   if (!(maxQueryCells >= 1) || !Number.isFinite(maxQueryCells))
     invalid("estimateCalmPlus", "maxQueryCells must be a finite number >= 1", maxQueryCells);
-  const variance = options.variance ?? "plugin";
-  if (variance !== "plugin" && variance !== "uniform")
-    invalid("estimateCalmPlus", 'variance must be "plugin" or "uniform"', variance);
-  const interactionTarget = options.interactionTarget ?? "maxent";
-  if (interactionTarget !== "independence" && interactionTarget !== "maxent")
-    invalid("estimateCalmPlus", 'interactionTarget must be "independence" or "maxent"', interactionTarget);
-  const oneWayPrior = options.oneWayPrior ?? "hybrid";
-  if (oneWayPrior !== "contrasts" && oneWayPrior !== "shape" && oneWayPrior !== "hybrid")
-    invalid("estimateCalmPlus", 'oneWayPrior must be "contrasts", "shape" or "hybrid"', oneWayPrior);
-  const pairCenterRule = options.pairCenter ?? "test";
-  if (pairCenterRule !== "test" && pairCenterRule !== "always")
-    invalid("estimateCalmPlus", 'pairCenter must be "test" or "always"', pairCenterRule);
-  const oneWayEvidence = options.oneWayEvidence ?? "pairs";
-  if (oneWayEvidence !== "one-way" && oneWayEvidence !== "pairs")
-    invalid("estimateCalmPlus", 'oneWayEvidence must be "one-way" or "pairs"', oneWayEvidence);
+  const variance = choice("variance", options.variance, "plugin", ["plugin", "uniform"]);
+  const interactionTarget = choice("interactionTarget", options.interactionTarget, "maxent", [
+    "independence",
+    "maxent",
+  ]);
+  const oneWayPrior = choice("oneWayPrior", options.oneWayPrior, "hybrid", ["contrasts", "shape", "hybrid"]);
+  const pairCenterRule = choice("pairCenter", options.pairCenter, "test", ["test", "always"]);
+  const oneWayEvidence = choice("oneWayEvidence", options.oneWayEvidence, "pairs", ["one-way", "pairs"]);
   const shrinkOptions: ShrinkOptions = {
     interactionTarget,
     oneWayPrior,
@@ -61,14 +69,8 @@ export function resolvePlusOptions(plan: CalmPlan, options: CalmPlusEstimateOpti
     pairCenter: pairCenterRule,
     cardinalities: plan.schema.attributes.map((a) => a.labels.length),
   };
-  const estimator = options.estimator ?? "pooled";
-  if (estimator !== "pooled" && estimator !== "joint")
-    invalid("estimateCalmPlus", 'estimator must be "pooled" or "joint"', estimator);
-  const jointTargets = options.joint?.targets ?? "shrunk";
-  const jointAnswers = options.joint?.answers ?? "model";
-  if (jointAnswers !== "model" && jointAnswers !== "maxent")
-    invalid("estimateCalmPlus", 'joint.answers must be "model" or "maxent"', jointAnswers);
-  if (jointTargets !== "shrunk" && jointTargets !== "raw")
-    invalid("estimateCalmPlus", 'joint.targets must be "shrunk" or "raw"', jointTargets);
+  const estimator = choice("estimator", options.estimator, "pooled", ["pooled", "joint"]);
+  const jointAnswers = choice("joint.answers", options.joint?.answers, "model", ["model", "maxent"]);
+  const jointTargets = choice("joint.targets", options.joint?.targets, "shrunk", ["shrunk", "raw"]);
   return { shrinkage, shrinkOptions, maxQueryCells, variance, estimator, jointTargets, jointAnswers };
 }

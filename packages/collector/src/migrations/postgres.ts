@@ -1,13 +1,7 @@
 import type pg from "pg";
 import type { SchemaVersionCheck } from "../api.js";
-import {
-  lastVersionMarked,
-  type MigrationStep,
-  migrateSchema,
-  type SchemaDb,
-  type SchemaHistory,
-  type SchemaMigration,
-} from "./runner.js";
+import type { MarkedStep, SchemaDb, SchemaMigration } from "./runner.js";
+import { migrateBackend, roundClosingStep } from "./runner.js";
 
 /** The PostgreSQL layout this code writes (see POSTGRES_STEPS for the earlier ones). */
 export const POSTGRES_SCHEMA_VERSION = 7;
@@ -18,12 +12,7 @@ export const POSTGRES_SCHEMA_VERSION = 7;
  */
 export const MIGRATED_SLOT = -1;
 
-const exists = async (db: SchemaDb, sql: string) => Number((await db.rows(sql))[0]![0]) > 0;
-const tableExists = (db: SchemaDb, table: string) =>
-  exists(
-    db,
-    `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '${table}'`,
-  );
+const exists = async (db: Pick<SchemaDb, "rows">, sql: string) => Number((await db.rows(sql))[0]![0]) > 0;
 const indexExists = (db: SchemaDb, index: string) =>
   exists(
     db,
@@ -40,21 +29,14 @@ const TOAST_TARGET = `SELECT count(*) FROM pg_class WHERE oid = to_regclass('cal
  * 5 + support deltas per group commit; 6 deltas stored uncompressed; 7 + an index
  * on the deltas' round.
  */
-const POSTGRES_STEPS: readonly MigrationStep[] = [
-  {
-    to: 2,
-    what: "calm_round_state and calm_closed_counts (closing rounds, dropping their ids)",
-    run: async (db) => {
-      await db.run(`CREATE TABLE IF NOT EXISTS calm_round_state (
-        round_no INTEGER PRIMARY KEY, closed_at TEXT NOT NULL, ids_dropped_at TEXT)`);
-      await db.run(`CREATE TABLE IF NOT EXISTS calm_closed_counts (
-        round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
-        PRIMARY KEY (round_no, view, cell))`);
-    },
-  },
+const POSTGRES_STEPS: readonly MarkedStep[] = [
+  roundClosingStep(2, "TEXT"),
   {
     to: 3,
     what: "calm_support_counts (support counts per round, view and cell)",
+    // Version 4 replaced the counts by the views.
+    mark: async (db) =>
+      (await db.tableExists("calm_support_counts")) || (await db.tableExists("calm_support_views")),
     run: (db) =>
       db.run(`CREATE TABLE IF NOT EXISTS calm_support_counts (
         round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
@@ -63,11 +45,12 @@ const POSTGRES_STEPS: readonly MigrationStep[] = [
   {
     to: 4,
     what: `calm_support_views (per-view count arrays); calm_support_counts moved into slot ${MIGRATED_SLOT} and dropped`,
+    mark: (db) => db.tableExists("calm_support_views"),
     run: async (db) => {
       await db.run(`CREATE TABLE IF NOT EXISTS calm_support_views (
         round_no INTEGER NOT NULL, view INTEGER NOT NULL, slot INTEGER NOT NULL, counts BIGINT[] NOT NULL,
         PRIMARY KEY (round_no, view, slot))`);
-      if (!(await tableExists(db, "calm_support_counts"))) return;
+      if (!(await db.tableExists("calm_support_counts"))) return;
       // One array per (round, view): cells 0..the highest counted one, 0 where none was.
       await db.run(`INSERT INTO calm_support_views (round_no, view, slot, counts)
         SELECT v.round_no, v.view, ${MIGRATED_SLOT}, array_agg(coalesce(c.count, 0) ORDER BY g.cell)
@@ -82,6 +65,7 @@ const POSTGRES_STEPS: readonly MigrationStep[] = [
   {
     to: 5,
     what: "calm_support_deltas (support per group commit, folded into the views)",
+    mark: (db) => db.tableExists("calm_support_deltas"),
     run: (db) =>
       db.run(
         "CREATE TABLE IF NOT EXISTS calm_support_deltas (round_no INTEGER NOT NULL, counts INTEGER[] NOT NULL)",
@@ -90,34 +74,17 @@ const POSTGRES_STEPS: readonly MigrationStep[] = [
   {
     to: 6,
     what: "calm_support_deltas stored uncompressed (toast_tuple_target = 8160)",
+    mark: (db) => exists(db, TOAST_TARGET),
     run: (db) => db.run("ALTER TABLE calm_support_deltas SET (toast_tuple_target = 8160)"),
   },
   {
     to: 7,
     what: "index calm_support_deltas_round",
+    mark: (db) => indexExists(db, "calm_support_deltas_round"),
     run: (db) =>
       db.run("CREATE INDEX IF NOT EXISTS calm_support_deltas_round ON calm_support_deltas (round_no)"),
   },
 ];
-
-function postgresHistory(create: readonly string[]): SchemaHistory {
-  return {
-    backend: "postgres",
-    current: POSTGRES_SCHEMA_VERSION,
-    create,
-    steps: POSTGRES_STEPS,
-    inferVersion: async (db) =>
-      lastVersionMarked([
-        await tableExists(db, "calm_rounds"),
-        await tableExists(db, "calm_round_state"),
-        (await tableExists(db, "calm_support_counts")) || (await tableExists(db, "calm_support_views")),
-        await tableExists(db, "calm_support_views"),
-        await tableExists(db, "calm_support_deltas"),
-        await exists(db, TOAST_TARGET),
-        await indexExists(db, "calm_support_deltas_round"),
-      ]),
-  };
-}
 
 /**
  * Migrate the database to POSTGRES_SCHEMA_VERSION on `client`, inside the
@@ -129,13 +96,20 @@ export async function migratePostgres(
   client: pg.ClientBase,
   create: readonly string[],
 ): Promise<SchemaMigration> {
+  const rows = async (sql: string) =>
+    (await client.query({ text: sql, rowMode: "array" })).rows as unknown[][];
   const db: SchemaDb = {
     run: async (sql) => {
       await client.query(sql);
     },
-    rows: async (sql) => (await client.query({ text: sql, rowMode: "array" })).rows as unknown[][],
+    rows,
+    tableExists: (table) =>
+      exists(
+        { rows },
+        `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '${table}'`,
+      ),
   };
-  return migrateSchema(db, postgresHistory(create), await tableExists(db, "calm_schema_version"));
+  return migrateBackend(db, "postgres", POSTGRES_SCHEMA_VERSION, POSTGRES_STEPS, create);
 }
 
 /**

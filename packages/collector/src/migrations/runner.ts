@@ -9,6 +9,8 @@ import { CannotRunError } from "@calm-ldp/errors";
 export interface SchemaDb {
   run(sql: string): Promise<void>;
   rows(sql: string): Promise<unknown[][]>;
+  /** Whether the table is in the database's catalog (current schema). */
+  tableExists(table: string): Promise<boolean>;
   atomically?(body: () => Promise<void>): Promise<void>;
 }
 
@@ -18,6 +20,11 @@ export interface MigrationStep {
   /** What the step changes, for the migrate command's output. */
   readonly what: string;
   run(db: SchemaDb): Promise<void>;
+}
+
+/** A step that also tells whether a database already has its change (its version's mark). */
+export interface MarkedStep extends MigrationStep {
+  mark(db: SchemaDb): Promise<boolean>;
 }
 
 /**
@@ -64,8 +71,32 @@ export class SchemaVersionError extends CannotRunError {
 export const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS calm_schema_version (
   id INTEGER PRIMARY KEY, version INTEGER NOT NULL, migrated_at VARCHAR NOT NULL, checked_at VARCHAR)`;
 
+/**
+ * The step that added closing rounds, alike in DuckDB and PostgreSQL but for the
+ * type of text columns (`text`: VARCHAR or TEXT): `calm_round_state` (when a
+ * round closed and its ids were dropped) and `calm_closed_counts` (a closed
+ * round's support counts). `to`: the version it makes. DDL only, O(1).
+ */
+export function roundClosingStep(to: number, text: "VARCHAR" | "TEXT"): MarkedStep {
+  return {
+    to,
+    what: "calm_round_state and calm_closed_counts (closing rounds, dropping their ids)",
+    mark: (db) => db.tableExists("calm_round_state"),
+    run: async (db) => {
+      await db.run(`CREATE TABLE IF NOT EXISTS calm_round_state (
+        round_no INTEGER PRIMARY KEY, closed_at ${text} NOT NULL, ids_dropped_at ${text})`);
+      await db.run(`CREATE TABLE IF NOT EXISTS calm_closed_counts (
+        round_no INTEGER NOT NULL, view INTEGER NOT NULL, cell INTEGER NOT NULL, count BIGINT NOT NULL,
+        PRIMARY KEY (round_no, view, cell))`);
+    },
+  };
+}
+
 /** The version stored in `calm_schema_version`, or undefined when the table or its row is absent. */
-export async function storedVersion(db: SchemaDb, tableExists: boolean): Promise<number | undefined> {
+export async function storedVersion(
+  db: Pick<SchemaDb, "rows">,
+  tableExists: boolean,
+): Promise<number | undefined> {
   if (!tableExists) return undefined;
   const rows = await db.rows("SELECT version FROM calm_schema_version WHERE id = 1");
   return rows.length === 0 ? undefined : Number(rows[0]![0]);
@@ -117,6 +148,30 @@ export async function migrateSchema(
   }
   if (stored === undefined && steps.length === 0) await stamp(db, current);
   return { backend, from: found, to: current, steps };
+}
+
+/**
+ * `migrateSchema` for DuckDB and PostgreSQL (`current`: the version this code
+ * writes; `steps` one per later version): an unversioned database's version
+ * is the last whose mark it has (version 1's: `calm_rounds`; a later one's: its
+ * step's `mark`; every mark read, in order, see {@link lastVersionMarked});
+ * `create` is the current layout for an empty database. Cost: migrateSchema's,
+ * plus one catalog query per version for an unversioned database.
+ */
+export async function migrateBackend(
+  db: SchemaDb,
+  backend: string,
+  current: number,
+  steps: readonly MarkedStep[],
+  create: readonly string[],
+): Promise<SchemaMigration> {
+  const inferVersion = async (on: SchemaDb) => {
+    const present = [await on.tableExists("calm_rounds")];
+    for (const step of steps) present.push(await step.mark(on));
+    return lastVersionMarked(present);
+  };
+  const history: SchemaHistory = { backend, current, create, steps, inferVersion };
+  return migrateSchema(db, history, await db.tableExists("calm_schema_version"));
 }
 
 /** A history must have exactly one step per version 2..current, in order (else a programming error). */
