@@ -53,7 +53,11 @@ const tokensBody = (maxRequests: number, campaignToken: boolean) => ({
   },
 });
 
-/** The TokenRequests of a body decoded for `key`, or 400 `invalid-token-request` naming the first bad one. */
+/**
+ * The TokenRequests of a body decoded for `key`, or 400 `invalid-token-request`
+ * naming the first bad one (length, type, truncated key id): checked before the
+ * quota is taken, so a request for another key (another view) costs nothing and gets nothing.
+ */
 function decodeRequests(requests: readonly string[], key: WindowKey): Uint8Array[] {
   return requests.map((text, index) => {
     const bytes = decodeBase64(text, 3 + key.modulusBytes);
@@ -63,6 +67,8 @@ function decodeRequests(requests: readonly string[], key: WindowKey): Uint8Array
         "invalid-token-request",
         `token request ${index}: not the base64 of ${3 + key.modulusBytes} bytes`,
       );
+    if (((bytes[0]! << 8) | bytes[1]!) !== TOKEN_TYPE || bytes[2] !== key.keyId[31])
+      reject(400, "invalid-token-request", `token request ${index}: not a type-0x0002 request for this key`);
     return bytes;
   });
 }
@@ -129,15 +135,15 @@ export function registerIssuer(context: IssuerContext): void {
   const viewQuery = {
     type: "object",
     additionalProperties: false,
-    properties: { view: { type: "integer", minimum: 0 } },
+    properties: { view: { type: "string", pattern: "^[0-9]{1,6}$" } },
   } as const;
 
-  app.get<{ Params: { id: string }; Querystring: { view?: number } }>(
+  app.get<{ Params: { id: string }; Querystring: { view?: string } }>(
     TOKEN_KEY_ROUTE,
     { onRequest: cors.decorate, schema: { params: ROUND_PARAMS, querystring: viewQuery } },
     async (request) => {
       const round = await open(rounds.round(request.params.id));
-      const { view } = request.query;
+      const view = request.query.view === undefined ? undefined : Number(request.query.view);
       if (round.campaign === undefined)
         return describe(await keyring.keyFor(round.id), { round: round.id, scope: "round" });
       if (view === undefined || view >= round.views)
