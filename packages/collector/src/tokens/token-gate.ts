@@ -90,7 +90,16 @@ export class RemoteKeys implements KeySource {
     const context = challenge && redemptionContext(challenge);
     if (!spki || !challenge || !context || !equal(context, sha256(round)))
       reject(503, "issuer-unavailable", `the token issuer's key for ${name} does not name round ${round}`);
-    const rsa = rsaKeyOfSpki(spki);
+    let rsa: ReturnType<typeof rsaKeyOfSpki>;
+    try {
+      rsa = rsaKeyOfSpki(spki);
+    } catch (error) {
+      return reject(
+        503,
+        "issuer-unavailable",
+        `the token issuer's key for ${name}: ${(error as Error).message}`,
+      );
+    }
     const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
     const publicKey = createPublicKey({
       key: { kty: "RSA", n: b64url(toBytes(rsa.n, rsa.bytes)), e: b64url(toBytes(rsa.e, 3)) },
