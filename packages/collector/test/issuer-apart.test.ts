@@ -1,6 +1,4 @@
-import { createServer } from "node:net";
 import { join } from "node:path";
-import type { WireReport } from "@calm-ldp/client";
 import {
   campaignView,
   createTokenReport,
@@ -11,21 +9,8 @@ import {
 } from "@calm-ldp/client/tokens";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningIssuer, startIssuer, testAttester } from "../src/index.js";
-import { call, createBinaryCampaign, duckdbCollectors, mixedRound } from "./support.js";
-
-const post = (url: string, round: string, reports: readonly WireReport[]) =>
-  call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
-
-/** A free TCP port of the loopback interface (the collector must know its issuer's URL before the issuer listens). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+import { freePort } from "./own-postgres.js";
+import { call, createBinaryCampaign, duckdbCollectors, mixedRound, postReports as post } from "./support.js";
 
 describe("the token issuer apart from the collector (two servers, two key directories)", () => {
   const collectors = duckdbCollectors();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createReporter, memoryStorage, sendReports, type WireReport } from "@calm-ldp/client";
+import { createReporter, memoryStorage, sendReports } from "@calm-ldp/client";
 import {
   beginToken,
   campaignView,
@@ -12,10 +12,8 @@ import {
 } from "@calm-ldp/client/tokens";
 import { describe, expect, it } from "vitest";
 import { testAttester } from "../src/index.js";
-import { call, createBinaryCampaign, duckdbCollectors } from "./support.js";
+import { call, createBinaryCampaign, duckdbCollectors, postReports as post } from "./support.js";
 
-const post = (url: string, round: string, reports: readonly WireReport[]) =>
-  call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
 const perView = async (url: string, round: string) =>
   ((await call(`${url}/v1/rounds/${round}/status`, "GET")).body as { perView: number[] }).perView;
 const nextRound = async (url: string, campaign: string) =>

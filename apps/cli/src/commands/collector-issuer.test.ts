@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readPlan, sendReports } from "@calm-ldp/client";
@@ -11,15 +12,14 @@ import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-suppor
 
 const root = fileURLToPath(new URL("../../../..", import.meta.url));
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/** A free loopback port: the collector must know its issuer's URL before the issuer listens. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe("calm-ldp collector issuer, and serve --issuer-url", () => {
   const { dir, run } = collectorCommandTests("calm-issuer-cli-");
