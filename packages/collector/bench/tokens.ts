@@ -11,6 +11,10 @@
  *    flight, bodies (and, protected, their tokens) made before the clock starts;
  *    unprotected and protected rounds alternate `--runs` times; prints reports/s of
  *    each run, the medians and their ratio.
+ * 3. The issuer's quota ledger per token request (`take` of 1 token, budget 1,
+ *    a fresh identity each time, one window): in memory and on disk
+ *    (`DirectoryQuotaLedger` in a temporary directory: mkdir + one exclusive create),
+ *    medians over 2000 requests.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +27,7 @@ import { startCollector, testAttester } from "../src/index.js";
 import { blindSign } from "../src/tokens/blind-sign.js";
 import { checkTokenReports } from "../src/tokens/check-reports.js";
 import { TokenKeyring } from "../src/tokens/keyring.js";
+import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "../src/tokens/ledger.js";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -145,5 +150,27 @@ async function ingest(reports: number, runs: number): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+async function ledgers(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "calm-ledger-bench-"));
+  try {
+    const window = "00000000-0000-4000-8000-000000000002";
+    const time = async (ledger: QuotaStore) => {
+      const times: number[] = [];
+      for (let i = 0; i < 2000; i++) {
+        const t = performance.now();
+        await ledger.take(window, `device:${i}`, 1, 1);
+        times.push(performance.now() - t);
+      }
+      return median(times);
+    };
+    const memory = await time(new QuotaLedger());
+    const disk = await time(new DirectoryQuotaLedger(dir));
+    console.log(`quota ledger per token request (median of 2000): memory ${ms(memory)}, on disk ${ms(disk)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 await perToken();
+await ledgers();
 await ingest(arg("reports", 5000), arg("runs", 2));

@@ -53,7 +53,17 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
     async (request) => {
       const round = await findRound(request.params.id);
       const { closedAt } = await storage.roundState(round);
-      return { round: round.id, wireFormat: WIRE_FORMAT_VERSION, maxBatch, closedAt, plan: round.plan };
+      const tag = round.request.campaign;
+      // A campaign round names its campaign (a separate token issuer needs it; see tokens/issuer-rounds.ts).
+      const campaign = tag?.role === "round" ? { campaign: tag.id } : {};
+      return {
+        round: round.id,
+        wireFormat: WIRE_FORMAT_VERSION,
+        maxBatch,
+        closedAt,
+        plan: round.plan,
+        ...campaign,
+      };
     },
   );
 

@@ -629,3 +629,8 @@ export async function storedReportIds(file: string): Promise<string[]> {
     instance.closeSync();
   }
 }
+
+/** POST a batch of reports as a device does (no admin token); resolves with status and parsed body. */
+export function postReports(url: string, round: string, reports: readonly WireReport[]) {
+  return call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
+}

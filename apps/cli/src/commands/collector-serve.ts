@@ -9,8 +9,8 @@ import {
 } from "@calm-ldp/collector";
 import { InvalidParameterError } from "@calm-ldp/errors";
 import { type CommandContext, type OptionSpec, UsageError } from "../cli-kit.js";
-import { tokenProtection } from "./collector-attack.js";
 import { maskedConfiguration, readCollectorConfig, SECRET_VARIABLES } from "./collector-config.js";
+import { servedTokens } from "./collector-issuer.js";
 
 /** What `collector serve` and `collector migrate` read (command-line names). */
 export interface ServeOptions {
@@ -30,6 +30,7 @@ export interface ServeOptions {
   "require-tokens"?: boolean;
   attester: string;
   "token-key-dir"?: string;
+  "issuer-url"?: string;
 }
 
 /** The options of `serve` (every one may also be a key of its --config file, but `config`). */
@@ -50,6 +51,7 @@ export const SERVE_OPTIONS = [
   "require-tokens",
   "attester",
   "token-key-dir",
+  "issuer-url",
 ] as const;
 
 /** The options `serve` adds to the collector command (the others are declared there). */
@@ -196,7 +198,7 @@ export async function serve(
   context.log(`collector: configuration ${JSON.stringify(configuration)}`);
   const storage = await openStorage(location);
   const logLevel = options["log-level"] ?? "info";
-  const tokens = tokenProtection(options);
+  const tokens = servedTokens(options);
   const collector = await startCollector({
     storage,
     adminToken: token,

@@ -20,17 +20,31 @@ import {
   queryCampaign,
   simulateCampaign,
 } from "./collector-campaign.js";
+import { ISSUER_OPTION_SPECS, ISSUER_OPTIONS, type IssuerCliOptions, runIssuer } from "./collector-issuer.js";
 import { migrate, SERVE_OPTION_SPECS, SERVE_OPTIONS, type ServeOptions, serve } from "./collector-serve.js";
 
 export { parseDuration } from "./collector-serve.js";
 
 /** The environment variable holding the admin bearer token. */
 export const ADMIN_TOKEN_VARIABLE = "CALM_LDP_ADMIN_TOKEN";
-const SUBCOMMANDS = ["serve", "simulate", "status", "query", "close", "campaign", "migrate"] as const;
+const SUBCOMMANDS = [
+  "serve",
+  "simulate",
+  "status",
+  "query",
+  "close",
+  "campaign",
+  "migrate",
+  "issuer",
+] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 /** The collector command's options: the campaign subcommands' (`CampaignOptions`) and the rest. */
-interface CollectorOptions extends Omit<CampaignOptions, "url">, ServeOptions, AttackOptions {
+interface CollectorOptions
+  extends Omit<CampaignOptions, "url">,
+    ServeOptions,
+    AttackOptions,
+    IssuerCliOptions {
   url?: string;
   round?: string;
   data: string;
@@ -42,6 +56,7 @@ interface CollectorOptions extends Omit<CampaignOptions, "url">, ServeOptions, A
 /** Which options each subcommand reads (anything else given is a usage error). */
 const ALLOWED: Record<Subcommand, readonly string[]> = {
   serve: SERVE_OPTIONS,
+  issuer: ISSUER_OPTIONS,
   migrate: ["config", "db", "postgres", "clickhouse"],
   simulate: [
     "url",
@@ -291,10 +306,11 @@ async function query(options: CollectorOptions): Promise<unknown> {
 export const collectorCommand: Command = {
   name: "collector",
   summary:
-    "Run a CALM collector (serve; migrate brings a database's schema to this version), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close), create a campaign of rounds under one plan (campaign). Admin token: $CALM_LDP_ADMIN_TOKEN.",
-  positionals: ["serve|simulate|status|query|close|campaign|migrate"],
+    "Run a CALM collector (serve; migrate brings a database's schema to this version), send it simulated users over HTTP (simulate), read a round's counts (status) or a marginal (query), close a round (close), create a campaign of rounds under one plan (campaign), run the token issuer apart (issuer). Admin token: $CALM_LDP_ADMIN_TOKEN.",
+  positionals: ["serve|simulate|status|query|close|campaign|migrate|issuer"],
   options: {
     ...SERVE_OPTION_SPECS,
+    ...ISSUER_OPTION_SPECS,
     db: { type: "string", description: "serve/migrate: DuckDB file (serve's default collector.duckdb)" },
     postgres: {
       type: "string",
@@ -456,6 +472,7 @@ export const collectorCommand: Command = {
     }
     if (subcommand === "serve") return serve(options, collectorCommand.options, adminToken("serve"), context);
     if (subcommand === "migrate") return migrate(options, collectorCommand.options);
+    if (subcommand === "issuer") return runIssuer(options, context);
     if (subcommand === "simulate") return simulate(options, context);
     if (subcommand === "status") return status(options);
     if (subcommand === "close") return close(options);

@@ -46,6 +46,13 @@ export interface TokenKeyResponse {
   readonly challenge: string;
   /** The issuer's attester ("test", "client-key", "address", or a custom name). */
   readonly attester: string;
+  /** "round" (a round's tokens, spent on reports) or "campaign" (campaign tokens, shown to the issuer); absent: "round". */
+  readonly scope?: "round" | "campaign";
+  /** A campaign round's key: its campaign, and the view whose reports it signs for. */
+  readonly campaign?: string;
+  readonly view?: number;
+  /** A campaign key: the plan's number of views (the campaign view is `campaignView(token, views)`). */
+  readonly views?: number;
 }
 
 /** A key ready for blinding: the response, the parsed RSA key, its id and the challenge digest. */
@@ -61,14 +68,37 @@ function bytesOf(text: string, what: string): Uint8Array {
   return bytes;
 }
 
-/** The round's token key, fetched and parsed. Throws `CollectorResponseError` on an HTTP error. */
+/**
+ * The round's token key from the issuer at `base` (the collector, or an issuer
+ * running apart), fetched and parsed; a campaign round has one key per view:
+ * pass the device's campaign view (`options.view`). Throws `CollectorResponseError`
+ * on an HTTP error.
+ */
 export async function fetchTokenKey(
   base: string,
   round: string,
+  options: HttpOptions & { readonly view?: number } = {},
+): Promise<TokenKey> {
+  const query = options.view === undefined ? "" : `?view=${options.view}`;
+  const body = (await call(
+    roundUrl(base, round, `token-key${query}`),
+    { method: "GET" },
+    options,
+  )) as TokenKeyResponse;
+  return readTokenKey(body);
+}
+
+const campaignUrl = (base: string, campaign: string, path: string): string =>
+  `${base.replace(/\/+$/, "")}/v1/campaigns/${encodeURIComponent(campaign)}/${path}`;
+
+/** The campaign's token key (for its campaign tokens), fetched and parsed. */
+export async function fetchCampaignTokenKey(
+  base: string,
+  campaign: string,
   options: HttpOptions = {},
 ): Promise<TokenKey> {
   const body = (await call(
-    roundUrl(base, round, "token-key"),
+    campaignUrl(base, campaign, "token-key"),
     { method: "GET" },
     options,
   )) as TokenKeyResponse;
@@ -121,6 +151,8 @@ export async function beginToken(
 export interface ObtainTokensOptions extends HttpOptions {
   /** The device's attestation (a client key, or a device id for the test attester); none for the address attester. */
   readonly attestation?: string;
+  /** A campaign round's tokens: the device's campaign token (base64), which pays instead of an attestation. */
+  readonly campaignToken?: string;
   readonly random?: (bytes: number) => Uint8Array;
 }
 
@@ -139,10 +171,43 @@ export async function obtainTokens(
   const init = {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ requests: pending.map((p) => p.request), attestation: options.attestation }),
+    body: JSON.stringify({
+      requests: pending.map((p) => p.request),
+      attestation: options.attestation,
+      campaignToken: options.campaignToken,
+    }),
   };
-  const body = (await call(roundUrl(base, key.round, "tokens"), init, options)) as { responses: string[] };
+  const url =
+    key.scope === "campaign" ? campaignUrl(base, key.round, "tokens") : roundUrl(base, key.round, "tokens");
+  const body = (await call(url, init, options)) as { responses: string[] };
   return Promise.all(pending.map((p, i) => p.finish(body.responses[i]!)));
+}
+
+/**
+ * A campaign round's tokens, the campaign way: the device's view is its campaign
+ * token's (`campaignView`), fixed for the whole campaign; the round's key of that
+ * view is fetched, and the campaign token pays (the issuer's quota per campaign
+ * token and round). Resolves with the tokens and the view their reports must claim.
+ */
+export async function obtainCampaignRoundTokens(
+  base: string,
+  round: string,
+  campaignToken: string,
+  views: number,
+  count = 1,
+  options: Omit<ObtainTokensOptions, "campaignToken"> = {},
+): Promise<{ view: number; tokens: string[] }> {
+  const view = await campaignView(campaignToken, views);
+  const key = await fetchTokenKey(base, round, { ...options, view });
+  return { view, tokens: await obtainTokens(base, key, count, { ...options, campaignToken }) };
+}
+
+/**
+ * The view a campaign token fixes for every round of its campaign: `viewOfToken`
+ * of it (a hash of the issuer's signature: not the device's choice). O(1).
+ */
+export async function campaignView(campaignToken: string, views: number): Promise<number> {
+  return viewOfToken(bytesOf(campaignToken, "campaign token"), views);
 }
 
 /** A report that spends a token: a wire report plus the token (base64). */
@@ -152,18 +217,19 @@ export interface TokenReport extends WireReport {
 
 /**
  * The report of `record` that spends `token`: its view is the token's
- * (`viewOfToken`), its id the token's (`reportIdOfToken`), its value perturbed as
+ * (`viewOfToken`; in a campaign round the campaign view, `options.view`, which the
+ * token's key carries), its id the token's (`reportIdOfToken`), its value perturbed as
  * `createReport` does in that view. O(d + cells of the view) plus two digests.
  */
 export async function createTokenReport(
   plan: CalmPlan,
   record: ArrayLike<number>,
   token: string,
-  options: Omit<CreateReportOptions, "view" | "id"> = {},
+  options: Omit<CreateReportOptions, "id"> = {},
 ): Promise<TokenReport> {
   const bytes = bytesOf(token, "token");
   if (bytes.length !== TOKEN_BYTES) throw new Error(`token: ${bytes.length} bytes, not ${TOKEN_BYTES}`);
-  const view = await viewOfToken(bytes, plan.views.length);
+  const view = options.view ?? (await viewOfToken(bytes, plan.views.length));
   const id = await reportIdOfToken(bytes);
   return { ...createReport(plan, record, { ...options, view, id }), token };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RequestRejectedError } from "../errors.js";
-import { addressAttester, clientKeyAttester, QuotaLedger, testAttester } from "./attester.js";
+import { addressAttester, clientKeyAttester, testAttester } from "./attester.js";
 
 const request = (attestation: string | undefined, address = "10.0.0.1") => ({
   attestation,
@@ -27,16 +27,5 @@ describe("attesters and the quota ledger", () => {
     });
     expect(testAttester(2).vouch(request("d1"))).toEqual({ identity: "device:d1", budget: 2 });
     expect(() => testAttester().vouch(request(""))).toThrow(RequestRejectedError);
-  });
-
-  it("the ledger gives an identity at most its budget per round, all or nothing, and rounds apart", () => {
-    const ledger = new QuotaLedger();
-    ledger.take("r1", "x", 2, 3);
-    expect(() => ledger.take("r1", "x", 2, 3)).toThrow(
-      expect.objectContaining({ reason: "quota-exhausted" }),
-    );
-    ledger.take("r1", "x", 1, 3); // the refused request took nothing
-    expect(() => ledger.take("r1", "x", 1, 3)).toThrow(RequestRejectedError);
-    ledger.take("r2", "x", 3, 3);
   });
 });

@@ -89,33 +89,3 @@ export function addressAttester(perRound = 1): Attester {
   const budget = budgetOf("address", perRound);
   return { name: "address", vouch: ({ address }) => ({ identity: `addr:${address}`, budget }) };
 }
-
-/**
- * Tokens handed out per (round, identity), so an identity gets at most its budget
- * per round. In this process's memory (a collector restart, or a second issuer
- * process, starts a fresh count: run one issuer, or give each its own key and
- * budget share); the last `keepRounds` rounds are kept. O(1) per request.
- */
-export class QuotaLedger {
-  readonly #rounds = new Map<string, Map<string, number>>();
-
-  constructor(readonly keepRounds = 256) {}
-
-  /** Take `count` tokens of `identity`'s `budget` in `round`, or 403 `quota-exhausted` (nothing taken). */
-  take(round: string, identity: string, count: number, budget: number): void {
-    let used = this.#rounds.get(round);
-    if (!used) {
-      used = new Map();
-      this.#rounds.set(round, used);
-      if (this.#rounds.size > this.keepRounds) this.#rounds.delete(this.#rounds.keys().next().value!);
-    }
-    const before = used.get(identity) ?? 0;
-    if (before + count > budget)
-      reject(
-        403,
-        "quota-exhausted",
-        `this device's budget is ${budget} token(s) per round; ${before} already issued, ${count} asked`,
-      );
-    used.set(identity, before + count);
-  }
-}

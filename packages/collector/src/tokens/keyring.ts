@@ -4,13 +4,12 @@ import { join } from "node:path";
 import { TOKEN_TYPE } from "@calm-ldp/client/tokens";
 
 /**
- * One window's token key (a window is one round: every round, campaign rounds
- * included, has its own key, so keys rotate with the rounds and a token of one
- * round is worthless in another).
+ * What verifying a window's tokens needs (a collector whose issuer runs apart has
+ * only this, fetched from the issuer: see remote-keys.ts).
  */
-export interface WindowKey {
+export interface VerifyKey {
+  /** The key's window name: a round id, `<round>.v<view>` (a campaign round's key of one view), or a campaign id. */
   readonly round: string;
-  readonly privateKey: KeyObject;
   readonly publicKey: KeyObject;
   /** The key as Privacy Pass names it: SubjectPublicKeyInfo in the RSASSA-PSS form (RFC 9578 §6.5). */
   readonly publicKeyBytes: Uint8Array;
@@ -22,6 +21,21 @@ export interface WindowKey {
   /** Bytes of the modulus (256 for RSA-2048). */
   readonly modulusBytes: number;
 }
+
+/**
+ * One window's token key, private part included (the issuer's). A window is one
+ * round: every round has its own key (a campaign round one per view, see
+ * `viewKeyName`), so keys rotate with the rounds and a token of one round is
+ * worthless in another; a campaign's own key signs its campaign tokens.
+ */
+export interface WindowKey extends VerifyKey {
+  readonly privateKey: KeyObject;
+}
+
+/** The key name of view `view` of campaign round `round`: `<round>.v<view>` (its challenge is the round's). */
+export const viewKeyName = (round: string, view: number): string => `${round}.v${view}`;
+
+const KEY_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.v[0-9]{1,6})?$/;
 
 const sha256 = (bytes: Uint8Array | string) => new Uint8Array(createHash("sha256").update(bytes).digest());
 
@@ -85,23 +99,29 @@ export class TokenKeyring {
     readonly keyDir?: string,
   ) {}
 
-  /** The round's key, made (or read from `keyDir`) on first use. */
-  keyFor(round: string): Promise<WindowKey> {
-    let key = this.#keys.get(round);
+  /**
+   * The key named `name` (a round id, `viewKeyName(round, view)` or a campaign id),
+   * made (or read from `keyDir`) on first use; its challenge's redemption context
+   * is SHA-256(`context`) (default the name: a view key passes its round's id, so
+   * its tokens carry the round's challenge).
+   */
+  keyFor(name: string, context: string = name): Promise<WindowKey> {
+    let key = this.#keys.get(name);
     if (!key) {
-      key = this.#load(round);
-      this.#keys.set(round, key);
-      key.catch(() => this.#keys.delete(round));
+      key = this.#load(name, context);
+      this.#keys.set(name, key);
+      key.catch(() => this.#keys.delete(name));
     }
     return key;
   }
 
-  async #load(round: string): Promise<WindowKey> {
+  async #load(round: string, context: string): Promise<WindowKey> {
+    if (!KEY_NAME.test(round)) throw new Error(`token keyring: not a key name: ${round}`);
     const pem = await this.#privatePem(round);
     const privateKey = createPrivateKey(pem);
     const publicKey = createPublicKey(privateKey);
     const publicKeyBytes = pssSpki(new Uint8Array(publicKey.export({ type: "pkcs1", format: "der" })));
-    const challenge = tokenChallenge(this.issuerName, sha256(round));
+    const challenge = tokenChallenge(this.issuerName, sha256(context));
     return {
       round,
       privateKey,
@@ -122,7 +142,6 @@ export class TokenKeyring {
         ),
       );
     if (this.keyDir === undefined) return fresh();
-    if (!/^[0-9a-f-]{36}$/.test(round)) throw new Error(`token keyring: not a round id: ${round}`);
     const file = join(this.keyDir, `${round}.pem`);
     try {
       return await readFile(file, "utf8");

@@ -1,117 +1,74 @@
-import { encodeBase64 } from "@calm-ldp/client";
-import { TOKEN_TYPE } from "@calm-ldp/client/tokens";
-import type { StoredRound } from "../api.js";
-import { decodeBase64 } from "../base64-decode.js";
+import { join } from "node:path";
 import type { CollectorContext } from "../collector-context.js";
-import { reject } from "../errors.js";
-import { ROUND_PARAMS } from "../schemas.js";
-import { QuotaLedger } from "./attester.js";
-import { blindSign } from "./blind-sign.js";
-import { checkTokenReports } from "./check-reports.js";
+import { InvalidParameterError } from "../errors.js";
+import type { Attester } from "./attester.js";
+import { storedRoundLookup } from "./issuer-rounds.js";
+import { registerIssuer } from "./issuer-routes.js";
 import { TokenKeyring } from "./keyring.js";
+import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "./ledger.js";
 import type { TokenProtection } from "./protection.js";
+import { keyringSource, RemoteKeys, type ReportGate, tokenGate } from "./token-gate.js";
 
+export {
+  CAMPAIGN_TOKEN_KEY_ROUTE,
+  CAMPAIGN_TOKENS_ROUTE,
+  TOKEN_KEY_ROUTE,
+  TOKENS_ROUTE,
+} from "./issuer-routes.js";
 export type { TokenProtection } from "./protection.js";
+export type { ReportGate } from "./token-gate.js";
 
-/** The report path's hook: refuse a batch whose tokens do not check out (see `checkTokenReports`). */
-export type ReportGate = (
-  round: StoredRound,
-  reports: readonly { id: string; view: number; token?: string }[],
-) => Promise<void>;
+/** An issuer's state: its keyring and its quota ledger (on disk beside the keys when `keyDir` is given). */
+export interface IssuerState {
+  readonly keyring: TokenKeyring;
+  readonly ledger: QuotaStore;
+  readonly attester: Attester;
+  readonly maxRequests: number;
+  readonly campaignRoundBudget: number;
+}
 
-export const TOKEN_KEY_ROUTE = "/v1/rounds/:id/token-key";
-export const TOKENS_ROUTE = "/v1/rounds/:id/tokens";
-
-const BASE64 = "^[A-Za-z0-9+/]*={0,2}$";
+/** The issuer's keyring and ledger for `protection` (which must name an attester). */
+export function issuerState(protection: TokenProtection): IssuerState {
+  const { attester, keyDir } = protection;
+  if (!attester) throw new InvalidParameterError("tokens: an issuer needs an attester");
+  const campaignRoundBudget = protection.campaignRoundBudget ?? 1;
+  if (!(Number.isSafeInteger(campaignRoundBudget) && campaignRoundBudget >= 1))
+    throw new InvalidParameterError(
+      `tokens: campaignRoundBudget must be an integer >= 1 (got ${campaignRoundBudget})`,
+    );
+  return {
+    keyring: new TokenKeyring(protection.issuerName ?? "calm-ldp", keyDir),
+    ledger: keyDir === undefined ? new QuotaLedger() : new DirectoryQuotaLedger(join(keyDir, "quota")),
+    attester,
+    maxRequests: protection.maxRequests ?? 100,
+    campaignRoundBudget,
+  };
+}
 
 /**
- * The issuer's endpoints (public, CORS like the plan and report endpoints):
- * - `GET /v1/rounds/:id/token-key`: `{round, tokenType: 2, publicKey, challenge, attester}`
- *   (base64 SubjectPublicKeyInfo and TokenChallenge); 409 `round-closed` once closed;
- * - `POST /v1/rounds/:id/tokens` `{requests: [base64 TokenRequest], attestation?}`:
- *   the attester vouches (identity, budget), the quota is taken (all or nothing,
- *   403 `quota-exhausted`), each request is blind-signed -> `{responses}`.
- * Returns the report gate the report endpoint calls. Issuance O(requests) RSA
- * private operations (~1 ms each).
+ * Protected mode in the collector: with an `attester`, the issuer's endpoints
+ * (issuer-routes.ts) are served here, from this collector's rounds, and reports
+ * are checked with the same keys; with `issuerUrl`, no token endpoint is served
+ * and reports are checked with the public keys of that issuer (token-gate.ts).
+ * Returns the report gate the report endpoint calls.
  */
 export function registerTokens(context: CollectorContext, protection: TokenProtection): ReportGate {
+  if ((protection.attester === undefined) === (protection.issuerUrl === undefined))
+    throw new InvalidParameterError(
+      "tokens: give either attester (issuer inside) or issuerUrl (issuer apart)",
+    );
+  if (protection.issuerUrl !== undefined) return tokenGate(new RemoteKeys(protection.issuerUrl));
+  const state = issuerState(protection);
   const { app, cors, findRound, storage } = context;
-  const keyring = new TokenKeyring(protection.issuerName ?? "calm-ldp", protection.keyDir);
-  const ledger = new QuotaLedger();
-  const maxRequests = protection.maxRequests ?? 100;
-  const openRound = async (id: string) => {
-    const round = await findRound(id);
-    if ((await storage.roundState(round)).closedAt !== null)
-      reject(409, "round-closed", `round ${round.id} is closed: no more tokens`);
-    return round;
-  };
-
-  app.options(TOKEN_KEY_ROUTE, (request, reply) =>
-    cors.preflight(request, reply, "GET") ? reply.send() : context.refusePreflight(reply),
-  );
-  app.options(TOKENS_ROUTE, (request, reply) =>
-    cors.preflight(request, reply, "POST") ? reply.send() : context.refusePreflight(reply),
-  );
-  app.get<{ Params: { id: string } }>(
-    TOKEN_KEY_ROUTE,
-    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS } },
-    async (request) => {
-      const round = await openRound(request.params.id);
-      const key = await keyring.keyFor(round.id);
-      return {
-        round: round.id,
-        tokenType: TOKEN_TYPE,
-        publicKey: encodeBase64(key.publicKeyBytes),
-        challenge: encodeBase64(key.challenge),
-        attester: protection.attester.name,
-      };
-    },
-  );
-  app.post<{ Params: { id: string }; Body: { requests: string[]; attestation?: string } }>(
-    TOKENS_ROUTE,
-    {
-      onRequest: cors.decorate,
-      schema: {
-        params: ROUND_PARAMS,
-        body: {
-          type: "object",
-          required: ["requests"],
-          additionalProperties: false,
-          properties: {
-            requests: {
-              type: "array",
-              minItems: 1,
-              maxItems: maxRequests,
-              items: { type: "string", maxLength: 1024, pattern: BASE64 },
-            },
-            attestation: { type: "string", maxLength: 1024 },
-          },
-        },
-      },
-    },
-    async (request) => {
-      const round = await openRound(request.params.id);
-      const key = await keyring.keyFor(round.id);
-      const { requests, attestation } = request.body;
-      const decoded = requests.map((text, index) => {
-        const bytes = decodeBase64(text, 3 + key.modulusBytes);
-        if (!bytes)
-          reject(
-            400,
-            "invalid-token-request",
-            `token request ${index}: not the base64 of ${3 + key.modulusBytes} bytes`,
-          );
-        return bytes;
-      });
-      const { identity, budget } = await protection.attester.vouch({
-        attestation,
-        address: request.ip,
-        round: round.id,
-      });
-      ledger.take(round.id, identity, decoded.length, budget);
-      return { responses: decoded.map((bytes, index) => encodeBase64(blindSign(key, bytes, index))) };
-    },
-  );
-  return async (round, reports) =>
-    checkTokenReports(await keyring.keyFor(round.id), round.plan.views.length, reports);
+  registerIssuer({
+    app,
+    cors,
+    refusePreflight: (reply) => context.refusePreflight(reply),
+    rounds: storedRoundLookup({
+      findRound,
+      closedAt: async (round) => (await storage.roundState(round)).closedAt,
+    }),
+    ...state,
+  });
+  return tokenGate(keyringSource(state.keyring));
 }

@@ -1,0 +1,107 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readPlan, sendReports } from "@calm-ldp/client";
+import { createTokenReport, fetchTokenKey, obtainTokens } from "@calm-ldp/client/tokens";
+import { type RunningCollector, startCollector } from "@calm-ldp/collector";
+import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
+import { afterAll, describe, expect, it } from "vitest";
+import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
+
+const root = fileURLToPath(new URL("../../../..", import.meta.url));
+
+/** A free loopback port: the collector must know its issuer's URL before the issuer listens. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("calm-ldp collector issuer, and serve --issuer-url", () => {
+  const { dir, run } = collectorCommandTests("calm-issuer-cli-");
+  let collector: RunningCollector | undefined;
+  afterAll(async () => collector?.close());
+
+  it("usage errors name the option", async () => {
+    await expect(run(["issuer"])).rejects.toThrow(/collector issuer: --collector-url is required/);
+    await expect(
+      run(["serve", "--db", join(dir, "x.duckdb"), "--issuer-url", "http://127.0.0.1:9"]),
+    ).rejects.toThrow(/--issuer-url needs --require-tokens/);
+    await expect(
+      run([
+        "serve",
+        "--db",
+        join(dir, "x.duckdb"),
+        "--require-tokens",
+        "--issuer-url",
+        "http://127.0.0.1:9",
+        "--token-key-dir",
+        dir,
+      ]),
+    ).rejects.toThrow(/the keys are the issuer's/);
+  });
+
+  it("an issuer process gives tokens for the collector's rounds; the collector (issuerUrl) counts their reports", async () => {
+    const port = await freePort();
+    collector = await startCollector({
+      storage: await openDuckDbStorage(join(dir, "apart.duckdb")),
+      adminToken: TEST_ADMIN_TOKEN,
+      tokens: { issuerUrl: `http://127.0.0.1:${port}` },
+    });
+    const args = ["--collector-url", collector.url, "--port", String(port), "--attester", "test"];
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "apps/cli/src/cli.ts",
+        "collector",
+        "issuer",
+        ...args,
+        "--token-key-dir",
+        join(dir, "keys"),
+        "--json",
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, TSX_TSCONFIG_PATH: "apps/cli/tsconfig.json" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const output = { stdout: "", stderr: "" };
+    child.stdout.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      for (let waited = 0; !/listening on/.test(output.stderr); waited += 50) {
+        if (waited > 60_000) throw new Error(`issuer did not start: ${output.stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const issuerUrl = `http://127.0.0.1:${port}`;
+      const attributes = Array.from({ length: 4 }, (_, i) => ({ name: `b${i}`, labels: ["0", "1"] }));
+      const created = await fetch(`${collector.url}/v1/rounds`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ schema: { attributes }, eps: 1, k: 2, n: 10_000 }),
+      }).then((r) => r.json() as Promise<{ round: string; plan: unknown }>);
+      const plan = readPlan(created.plan);
+      const [token] = await obtainTokens(issuerUrl, await fetchTokenKey(issuerUrl, created.round), 1, {
+        attestation: "device",
+      });
+      const report = await createTokenReport(plan, [1, 0, 1, 0], token!);
+      expect(await sendReports(collector.url, created.round, [report])).toMatchObject({ stored: 1 });
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+    expect(JSON.parse(output.stdout)).toMatchObject({
+      collectorUrl: collector.url,
+      attester: "test",
+      stoppedBy: "SIGTERM",
+    });
+  });
+});
