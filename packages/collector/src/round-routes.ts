@@ -89,7 +89,7 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
         acknowledged: accepted.length,
         stored: result.stored,
         duplicates: result.duplicates,
-        dropped: check?.dropped.length ?? 0,
+        ...(check ? { dropped: check.dropped.length } : {}),
       };
     },
   );
