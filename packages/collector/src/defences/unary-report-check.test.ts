@@ -2,6 +2,7 @@ import { CalmAggregator, type CalmPlan, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
+import { unaryOnesFlags } from "./unary-ones.js";
 import { keptSupportCounts, unaryCountRule, unaryPq, unaryReportCheck } from "./unary-report-check.js";
 
 /** One OUE view over two attributes of cardinality 4 (16 cells): d = 2, k = 2, m = 1. */
@@ -96,5 +97,45 @@ describe("per-report count test of unary reports", () => {
     const zOf = (est: number[]) => est.reduce((s, f, x) => s + f - weights[x]!, 0) / sumSd;
     expect(Math.abs(zOf(corrected))).toBeLessThan(4);
     expect(Math.abs(zOf(broken))).toBeGreaterThan(6);
+  });
+});
+
+describe("round-level unary-ones flag over the kept reports", () => {
+  /** 6 OUE pair views of 16 cells (4 attributes of 4 values). */
+  const schema = createSchema(Array.from({ length: 4 }, (_, i) => ({ name: `a${i}`, cardinality: 4 })));
+  const plan = planCalm({ schema, n: 10_000, eps: 1, k: 2 }, { oracle: "oue", m: 6 });
+
+  /** Per honest round (200 reports per view, after the per-report check at `alpha`), the unary-ones chi-square. */
+  function chiSquares(rounds: number, alpha: number, keptLaw: boolean): number[] {
+    const rng = seededRng(99);
+    const oracles = new CalmAggregator(plan).views.map((v) => v.oracle);
+    const out: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const support = plan.views.map(() => new Array<number>(16).fill(0));
+      const perView = plan.views.map(() => 0);
+      plan.views.forEach((_, v) => {
+        for (let u = 0; u < 200; u++) {
+          const bits = oracles[v]!.perturb(Math.floor((rng.nextUint32() / 2 ** 32) * 16), rng) as Uint32Array;
+          const cells: number[] = [];
+          for (let c = 0; c < 16; c++) if ((bits[0]! >>> c) & 1) cells.push(c);
+          if (unaryReportCheck(plan, [{ view: v, cells }], alpha).kept.length === 0) continue;
+          perView[v]!++;
+          for (const c of cells) support[v]![c]!++;
+        }
+      });
+      // A flag rate of ~1 makes the function return the statistic for every round.
+      const [flag] = unaryOnesFlags(plan, support, perView, 1 - 1e-9, keptLaw ? alpha : undefined);
+      out.push(flag!.chiSquare);
+    }
+    return out;
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+  it("tests the kept counts' law: chi-square with 6 degrees of freedom; the broken variant (honest law) is off", () => {
+    // Kept law: mean chi-square 6 (standard error sqrt(12 / 200) = 0.24 over 200 rounds: |z| < 4 is 6 +- 1).
+    for (const alpha of [0.01, 0.3]) expect(Math.abs(mean(chiSquares(200, alpha, true)) - 6)).toBeLessThan(1);
+    // Broken: at a 30% drop rate the kept counts' variance is a third of the honest one (and their mean lower),
+    // so the statistic is no longer chi-square(6): its mean is off by more than 6 standard errors.
+    expect(Math.abs(mean(chiSquares(200, 0.3, false)) - 6)).toBeGreaterThan(1.5);
   });
 });
