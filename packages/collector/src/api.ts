@@ -248,6 +248,15 @@ export interface CollectorOptions {
    */
   readonly tokens?: TokenProtection;
   /**
+   * Per-report detection of crafted unary (OUE/SUE) reports: a report whose number
+   * of ones an honest client sends with probability below this rate (two-sided,
+   * exact; `unaryCountRule`) is acknowledged but not stored (`dropped` in the
+   * answer, `unaryDropped` in round status), and unary estimates are re-based on
+   * the kept reports' law so they stay unbiased. A number in (0, 0.5), or false
+   * (off). Default: 0.01 in protected mode (`tokens`), off otherwise.
+   */
+  readonly unaryReportCheck?: number | false;
+  /**
    * Structured logs (Fastify's pino logger, JSON lines): one per refused report
    * batch (`event: "batch-refused"`, its reason and reports), per storage state
    * change (`storage-lost`, `storage-back`) and per round opened or closed;

@@ -11,6 +11,8 @@ export interface CollectorSettings {
   readonly bodyLimit: number;
   readonly maxQueryCells: number;
   readonly idRetentionMs: number;
+  /** Per-report count test of unary reports (defences/unary-report-check.ts): its false-positive rate, or undefined when off. */
+  readonly unaryReportAlpha: number | undefined;
 }
 
 /** What the collector's route groups share: the app, the watched storage and the request helpers. */

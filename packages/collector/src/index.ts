@@ -36,6 +36,13 @@ export { decodeBase64 } from "./base64-decode.js";
 export { CorsPolicy, parseAllowedOrigins } from "./cors.js";
 export { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 export { decodeReport } from "./decode-report.js";
+export {
+  keptSupportCounts,
+  UNARY_REPORT_FALSE_POSITIVE_RATE,
+  type UnaryCountRule,
+  unaryCountRule,
+  unaryReportCheck,
+} from "./defences/unary-report-check.js";
 export { InvalidParameterError, RequestRejectedError, RoundClosedError, StorageError } from "./errors.js";
 export {
   aggregatorFromCounts,

@@ -5,6 +5,7 @@ import { roundEstimateOptions } from "./campaigns.js";
 import type { CollectorContext } from "./collector-context.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { unaryOnesFlags } from "./defences/unary-ones.js";
+import { keptSupportCounts, unaryReportCheck } from "./defences/unary-report-check.js";
 import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
 import {
@@ -35,7 +36,9 @@ type RoundParams = { id: string };
  */
 export function registerRounds(context: CollectorContext, gate?: ReportGate): void {
   const { app, storage, admin, cors, findRound, rounds } = context;
-  const { maxBatch, idRetentionMs } = context.settings;
+  const { maxBatch, idRetentionMs, unaryReportAlpha } = context.settings;
+  // Unary reports dropped by the per-report count test, per round (this process, since start).
+  const dropped = new Map<string, number>();
 
   app.post<{ Body: RoundRequest }>(
     "/v1/rounds",
@@ -86,9 +89,18 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       const round = await findRound(request.params.id);
       const accepted = validateBatch(round.id, round.plan, request.body);
       await gate?.(round, request.body.reports as readonly { id: string; view: number; token?: string }[]); // protected mode: each report spends a valid token
-      const result = await storage.storeReports(round, accepted);
+      // Crafted unary reports (implausible number of ones) are acknowledged, not stored.
+      const check =
+        unaryReportAlpha === undefined ? undefined : unaryReportCheck(round.plan, accepted, unaryReportAlpha);
+      if (check?.dropped.length) dropped.set(round.id, (dropped.get(round.id) ?? 0) + check.dropped.length);
+      const result = await storage.storeReports(round, check ? check.kept : accepted);
       context.metrics.stored(result);
-      return { acknowledged: accepted.length, stored: result.stored, duplicates: result.duplicates };
+      return {
+        acknowledged: accepted.length,
+        stored: result.stored,
+        duplicates: result.duplicates,
+        ...(check ? { dropped: check.dropped.length } : {}),
+      };
     },
   );
 
@@ -104,7 +116,9 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       const support = unary ? await storage.supportCounts(round) : undefined;
       const flags = [
         ...viewBalanceFlags(counts.perView),
-        ...(support ? unaryOnesFlags(round.plan, support.support, support.reportsPerView) : []),
+        ...(support
+          ? unaryOnesFlags(round.plan, support.support, support.reportsPerView, undefined, unaryReportAlpha)
+          : []),
       ];
       return {
         round: round.id,
@@ -113,6 +127,9 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
         idsHeld,
         idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
         flags,
+        ...(unaryReportAlpha === undefined
+          ? {}
+          : { unaryDropped: { reports: dropped.get(round.id) ?? 0, alpha: unaryReportAlpha } }),
       };
     },
   );
@@ -157,7 +174,20 @@ function registerMarginals({ app, storage, admin, findRound, settings }: Collect
           ? undefined
           : "a campaign round de-biased with its instantaneous layer",
       );
-      const counts = await storage.supportCounts(round);
+      const stored = await storage.supportCounts(round);
+      // With the per-report unary check, the kept reports' law is re-based (defences/unary-report-check.ts).
+      const counts =
+        settings.unaryReportAlpha === undefined
+          ? stored
+          : {
+              reportsPerView: stored.reportsPerView,
+              support: keptSupportCounts(
+                plan,
+                stored.support,
+                stored.reportsPerView,
+                settings.unaryReportAlpha,
+              ).map((c) => Float64Array.from(c)),
+            };
       let answer: EstimatedMarginal;
       try {
         answer = estimateMarginal(plan, counts, attributes, options, estimator, level);

@@ -6,6 +6,7 @@ import { registerCampaigns } from "./campaigns.js";
 import type { CollectorContext, CollectorSettings } from "./collector-context.js";
 import { registerConsole } from "./console-route.js";
 import { CorsPolicy } from "./cors.js";
+import { UNARY_REPORT_FALSE_POSITIVE_RATE } from "./defences/unary-report-check.js";
 import {
   InvalidParameterError,
   RequestRejectedError,
@@ -148,7 +149,13 @@ function collectorSettings(options: CollectorOptions): CollectorSettings {
     throw new InvalidParameterError(
       `createCollector: idRetentionMs must be an integer >= 0 (got ${options.idRetentionMs})`,
     );
-  return { adminToken, maxBatch, bodyLimit, maxQueryCells, idRetentionMs };
+  const check = options.unaryReportCheck ?? (options.tokens ? UNARY_REPORT_FALSE_POSITIVE_RATE : false);
+  if (check !== false && !(typeof check === "number" && check > 0 && check < 0.5))
+    throw new InvalidParameterError(
+      `createCollector: unaryReportCheck must be a number in (0, 0.5) or false (got ${String(check)})`,
+    );
+  const unaryReportAlpha = check === false ? undefined : check;
+  return { adminToken, maxBatch, bodyLimit, maxQueryCells, idRetentionMs, unaryReportAlpha };
 }
 
 /** The Fastify instance (JSON bodies only) and the shared state and helpers around it. */

@@ -1,7 +1,10 @@
 import type { CalmPlan, CalmReport } from "@calm-ldp/calm-core";
 import { createRandomReportId, createReport, encodeReport, type WireReport } from "@calm-ldp/client";
 import { type Rng, uniformInt } from "@calm-ldp/random";
+import { unaryPq } from "../defences/unary-report-check.js";
 import { InvalidParameterError } from "../errors.js";
+
+export { unaryPq };
 
 /** The attacks of the suite (see docs/threat-model.md). */
 export const ATTACKS = [
@@ -81,14 +84,6 @@ export function matchingCells(plan: CalmPlan, v: number, target: AttackTarget): 
     if (match) out.push(cell);
   }
   return out;
-}
-
-/** The probabilities a unary oracle sets the true bit (p) and any other bit (q) with. */
-export function unaryPq(oracle: string, eps: number): { p: number; q: number } {
-  if (oracle === "oue") return { p: 0.5, q: 1 / (Math.exp(eps) + 1) };
-  if (oracle === "sue")
-    return { p: Math.exp(eps / 2) / (Math.exp(eps / 2) + 1), q: 1 / (Math.exp(eps / 2) + 1) };
-  throw new InvalidParameterError(`no unary parameters for oracle ${oracle}`);
 }
 
 /** A unary report with exactly these bits set. */

@@ -1,4 +1,5 @@
 import { type CalmPlan, normalQuantile } from "@calm-ldp/calm-core";
+import { planCountRules } from "./unary-report-check.js";
 
 /** A round's statistical flag: its unary views' numbers of ones are off what honest reports give. */
 export interface UnaryOnesFlag {
@@ -41,14 +42,18 @@ export function chiSquareQuantile(df: number, level: number): number {
  * view holding part of the target) raise the ones of those views and, padded to
  * round(mu), lower the others: flagged at beta = 0.05 in the issue's probe.
  * A fake keeping exactly the honest count is not seen (see docs/threat-model.md).
- * Views under 30 reports are not tested (normal approximation). O(sum of unary cells).
+ * Views under 30 reports are not tested (normal approximation). With `reportAlpha`
+ * (the collector's per-report check, unary-report-check.ts, dropped the reports
+ * whose count is implausible) mu and sigma^2 are those of the kept counts. O(sum of unary cells).
  */
 export function unaryOnesFlags(
   plan: CalmPlan,
   support: readonly ArrayLike<number>[],
   reportsPerView: readonly number[],
   alpha = UNARY_ONES_FALSE_POSITIVE_RATE,
+  reportAlpha?: number,
 ): UnaryOnesFlag[] {
+  const kept = reportAlpha === undefined ? undefined : planCountRules(plan, reportAlpha);
   const views: number[] = [];
   const z: number[] = [];
   const e = Math.exp(plan.eps);
@@ -59,8 +64,9 @@ export function unaryOnesFlags(
       view.oracle === "oue"
         ? [0.5, 1 / (e + 1)]
         : [Math.sqrt(e) / (Math.sqrt(e) + 1), 1 / (Math.sqrt(e) + 1)];
-    const mu = p + (view.cells - 1) * q;
-    const variance = p * (1 - p) + (view.cells - 1) * q * (1 - q);
+    const rule = kept?.[v];
+    const mu = rule ? rule.meanOnes : p + (view.cells - 1) * q;
+    const variance = rule ? rule.varianceOnes : p * (1 - p) + (view.cells - 1) * q * (1 - q);
     let ones = 0;
     for (let x = 0; x < view.cells; x++) ones += support[v]![x]!;
     views.push(v);
