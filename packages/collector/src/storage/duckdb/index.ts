@@ -1,14 +1,5 @@
 import { DuckDBInstance } from "@duckdb/node-api";
-import type {
-  AcceptedReport,
-  CollectorStorage,
-  GroupCommitListener,
-  RoundState,
-  SchemaVersionCheck,
-  StoredRound,
-  StoreResult,
-  SupportCounts,
-} from "../../api.js";
+import type * as api from "../../api.js";
 import { StorageError } from "../../errors.js";
 import { duckDbSchemaVersion } from "../../migrations/duckdb.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
@@ -69,7 +60,7 @@ export interface DuckDbStorageOptions {
 export async function openDuckDbStorage(
   path: string,
   options: DuckDbStorageOptions = {},
-): Promise<CollectorStorage> {
+): Promise<api.CollectorStorage> {
   let instance: DuckDBInstance;
   try {
     instance = await DuckDBInstance.create(path, { threads: "1", ...options.settings });
@@ -83,13 +74,12 @@ export async function openDuckDbStorage(
   const schemaMigration = await prepareSchema(instance, writer, reader);
   const closed = (await writer.runAndReadAll("SELECT round_no FROM calm_round_state")).getColumns()[0] ?? [];
   const begin = await writer.prepare("BEGIN TRANSACTION");
-  const storage = new DuckDbStorage(
+  return new DuckDbStorage(
     instance,
     new DuckDbWriter(writer, begin, new Set(closed as number[])),
     new DuckDbReader(reader),
+    schemaMigration,
   );
-  storage.schemaMigration = schemaMigration;
-  return storage;
 }
 
 /**
@@ -98,34 +88,38 @@ export async function openDuckDbStorage(
  * jobs run the round lifecycle's statements of rounds.ts), reads to the reader
  * connection (reads.ts).
  */
-class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
+class DuckDbStorage extends SqlStorageReads implements api.CollectorStorage {
   readonly backend = "duckdb";
-  /** What opening the file did to its schema (see migrations/duckdb.ts). */
-  schemaMigration: SchemaMigration | undefined;
   readonly #instance: DuckDBInstance;
   readonly #writer: DuckDbWriter;
   readonly #reader: DuckDbReader;
 
-  constructor(instance: DuckDBInstance, writer: DuckDbWriter, reader: DuckDbReader) {
+  /** `schemaMigration`: what opening the file did to its schema (see migrations/duckdb.ts). */
+  constructor(
+    instance: DuckDBInstance,
+    writer: DuckDbWriter,
+    reader: DuckDbReader,
+    readonly schemaMigration: SchemaMigration,
+  ) {
     super();
     this.#instance = instance;
     this.#writer = writer;
     this.#reader = reader;
   }
 
-  async createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
+  async createRound(round: Omit<api.StoredRound, "no">): Promise<api.StoredRound> {
     // One process owns the file: a stored id is found before the insert.
     const stored = await this.findRound(round.id);
     if (stored) return stored;
-    return (await this.#writer.submit({ kind: "round", round })) as StoredRound;
+    return (await this.#writer.submit({ kind: "round", round })) as api.StoredRound;
   }
 
-  storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
+  storeReports(round: api.StoredRound, reports: readonly api.AcceptedReport[]): Promise<api.StoreResult> {
     return this.#writer.storeReports(round, reports);
   }
 
-  async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
-    return (await this.#writer.submit({ kind: "close", round, at: at.toISOString() })) as RoundState;
+  async closeRound(round: api.StoredRound, at: Date): Promise<api.RoundState> {
+    return (await this.#writer.submit({ kind: "close", round, at: at.toISOString() })) as api.RoundState;
   }
 
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
@@ -136,20 +130,20 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
     })) as string[];
   }
 
-  async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
+  async countRejected(round: api.StoredRound, reason: string, reports: number): Promise<void> {
     await this.#writer.submit({ kind: "counter", round, name: `rejected:${reason}`, amount: reports });
   }
 
-  supportCounts(round: StoredRound): Promise<SupportCounts> {
+  supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {
     return this.#reader.supportCounts(round);
   }
 
-  observeGroupCommits(listener: GroupCommitListener): void {
+  observeGroupCommits(listener: api.GroupCommitListener): void {
     this.#writer.observe(listener);
   }
 
   /** Readiness: a probe write committed through the writer, and the file's schema version. */
-  async ready(): Promise<SchemaVersionCheck> {
+  async ready(): Promise<api.SchemaVersionCheck> {
     await this.read("SELECT 1", []);
     await this.#writer.submit({ kind: "probe" });
     return duckDbSchemaVersion((sql) => this.read(sql, []));

@@ -1,15 +1,6 @@
 import { randomInt } from "node:crypto";
 import pg from "pg";
-import type {
-  AcceptedReport,
-  CollectorStorage,
-  GroupCommitListener,
-  RoundState,
-  SchemaVersionCheck,
-  StoredRound,
-  StoreResult,
-  SupportCounts,
-} from "../../api.js";
+import type * as api from "../../api.js";
 import { InvalidParameterError } from "../../errors.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
@@ -51,7 +42,7 @@ export interface PostgresStorageOptions {
 export async function openPostgresStorage(
   url: string,
   options: PostgresStorageOptions = {},
-): Promise<CollectorStorage> {
+): Promise<api.CollectorStorage> {
   const poolSize = options.poolSize ?? 8;
   const writers = options.writers ?? Math.min(2, poolSize);
   if (!Number.isInteger(writers) || writers < 1 || writers > poolSize)
@@ -67,9 +58,7 @@ export async function openPostgresStorage(
   });
   pool.on("error", () => undefined); // an idle client lost its connection; the pool drops it
   const schemaMigration = await prepareSchema(pool);
-  const storage = new PostgresStorage(pool, writers);
-  storage.schemaMigration = schemaMigration;
-  return storage;
+  return new PostgresStorage(pool, writers, schemaMigration);
 }
 
 /**
@@ -78,16 +67,19 @@ export async function openPostgresStorage(
  * into per-view counts; rounds.ts: creating and closing rounds, counters;
  * drop.ts: dropping closed rounds' ids; reads.ts: support counts, readiness).
  */
-class PostgresStorage extends SqlStorageReads implements CollectorStorage {
+class PostgresStorage extends SqlStorageReads implements api.CollectorStorage {
   readonly backend = "postgres";
-  /** What opening the database did to its schema (see migrations/postgres.ts). */
-  schemaMigration: SchemaMigration | undefined;
   readonly #db: PostgresDb;
   readonly #folder: DeltaFolder;
   readonly #ingest: PostgresIngest;
   readonly #dropper: IdDropper;
 
-  constructor(pool: pg.Pool, writers: number) {
+  /** `schemaMigration`: what opening the database did to its schema (see migrations/postgres.ts). */
+  constructor(
+    pool: pg.Pool,
+    writers: number,
+    readonly schemaMigration: SchemaMigration,
+  ) {
     super();
     this.#db = new PostgresDb(pool);
     // This instance's row of each view's support counts: random, so other processes have their own.
@@ -97,19 +89,19 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     this.#dropper = new IdDropper(this.#db, slot);
   }
 
-  createRound(round: Omit<StoredRound, "no">): Promise<StoredRound> {
+  createRound(round: Omit<api.StoredRound, "no">): Promise<api.StoredRound> {
     return createRound(this.#db, round);
   }
 
-  storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
+  storeReports(round: api.StoredRound, reports: readonly api.AcceptedReport[]): Promise<api.StoreResult> {
     return this.#ingest.storeReports(round, reports);
   }
 
-  async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
+  async countRejected(round: api.StoredRound, reason: string, reports: number): Promise<void> {
     await this.#db.write((client) => addCounter(client, round.no, `rejected:${reason}`, reports));
   }
 
-  closeRound(round: StoredRound, at: Date): Promise<RoundState> {
+  closeRound(round: api.StoredRound, at: Date): Promise<api.RoundState> {
     return closeRound(this.#db, round, at);
   }
 
@@ -117,16 +109,16 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
     return this.#dropper.dropClosedIds(closedBefore, at);
   }
 
-  supportCounts(round: StoredRound): Promise<SupportCounts> {
+  supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {
     return supportCounts(this.#db, round);
   }
 
-  observeGroupCommits(listener: GroupCommitListener): void {
+  observeGroupCommits(listener: api.GroupCommitListener): void {
     this.#ingest.observe(listener);
   }
 
   /** Readiness: one write (the version row's `checked_at`) that reads the schema version back. */
-  ready(): Promise<SchemaVersionCheck> {
+  ready(): Promise<api.SchemaVersionCheck> {
     return readyCheck(this.#db);
   }
 
