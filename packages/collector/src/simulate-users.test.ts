@@ -6,10 +6,10 @@ import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
 import { createRoundFor, mixedRecords, TOKEN, withTempDir } from "../test/support.js";
-import { openDuckDbStorage } from "./duckdb-storage.js";
 import { InvalidParameterError } from "./errors.js";
 import { fetchRoundPlan, simulateUsers } from "./simulate-users.js";
 import { startCollector } from "./start-collector.js";
+import { openDuckDbStorage } from "./storage/duckdb/index.js";
 
 /** A port that was just free: connections to it are refused at once. */
 async function closedPort(): Promise<number> {

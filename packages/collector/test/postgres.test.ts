@@ -2,7 +2,7 @@ import pg from "pg";
 import { expect, it } from "vitest";
 import { planRound } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
-import { foldDeltas } from "../src/postgres-storage.js";
+import { foldDeltas } from "../src/storage/postgres/fold.js";
 import { cellOffsets } from "../src/storage-rows.js";
 import {
   acceptedReport,

@@ -18,7 +18,7 @@ const reportsKeyed = (db: SchemaDb) =>
 
 /**
  * The DuckDB file layouts in the order the collector wrote them (git history of
- * duckdb-storage.ts): 1 rounds, reports (keyed by round and report id), one
+ * storage/duckdb/schema.ts, formerly duckdb-storage.ts): 1 rounds, reports (keyed by round and report id), one
  * support row per cell, counters; 2 + calm_health (probe writes); 3 + round
  * state and closed rounds' counts; 4 reports without the key; 5 + support
  * counts per group commit; 6 + `calm_reports.cell_bits`.

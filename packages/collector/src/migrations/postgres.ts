@@ -8,7 +8,7 @@ export const POSTGRES_SCHEMA_VERSION = 7;
 
 /**
  * The slot of support counts carried over from version 3's per-cell table
- * (live slots are random integers >= 0, see postgres-storage.ts).
+ * (live slots are random integers >= 0, see storage/postgres/index.ts).
  */
 export const MIGRATED_SLOT = -1;
 
@@ -23,7 +23,7 @@ const TOAST_TARGET = `SELECT count(*) FROM pg_class WHERE oid = to_regclass('cal
 
 /**
  * The PostgreSQL layouts in the order the collector wrote them (git history of
- * postgres-storage.ts): 1 rounds, reports (keyed), one support row per cell,
+ * storage/postgres/schema.ts, formerly postgres-storage.ts): 1 rounds, reports (keyed), one support row per cell,
  * counters; 2 + round state and closed rounds' counts; 3 + support counts per
  * (round, view, cell); 4 those replaced by per-view count arrays per writer slot;
  * 5 + support deltas per group commit; 6 deltas stored uncompressed; 7 + an index

@@ -4,8 +4,13 @@ import { planCalm } from "@calm-ldp/calm-core";
 import { createSchema, uniformSchema } from "@calm-ldp/marginal-algebra";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
-import { fixedId as id, acceptedReport as report, roundToStore, suiteTempDir } from "../test/support.js";
-import { openDuckDbStorage } from "./duckdb-storage.js";
+import {
+  fixedId as id,
+  acceptedReport as report,
+  roundToStore,
+  suiteTempDir,
+} from "../../../test/support.js";
+import { openDuckDbStorage } from "./index.js";
 
 describe("DuckDB storage", () => {
   const dir = suiteTempDir();

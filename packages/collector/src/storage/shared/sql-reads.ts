@@ -1,17 +1,6 @@
-import type { CollectorStorage, RoundCounts, RoundState, RoundTotals, StoredRound } from "./api.js";
-import { countsFromRows, REPORTS_MARK, roundFromRow, stateFromRow } from "./storage-rows.js";
-
-/**
- * Reports per view of a round (`$1`): its stored rows plus the counts of rows
- * dropped at closing. SQL that DuckDB and PostgreSQL both run (`float8`, `text`
- * and `UUID` name the same types in both).
- */
-export const PER_VIEW_SQL = `SELECT view, sum(n)::float8 FROM (
-    SELECT view, count(*) AS n FROM calm_reports WHERE round_no = $1 GROUP BY view
-    UNION ALL SELECT view, count FROM calm_closed_counts WHERE round_no = $1 AND cell = ${REPORTS_MARK}
-  ) AS t GROUP BY view`;
-/** The columns `roundFromRow` reads, in its order. */
-const ROUND_COLUMNS = "round_no, round_id::text, created_at, plan, request";
+import type { CollectorStorage, RoundCounts, RoundState, RoundTotals, StoredRound } from "../../api.js";
+import { countsFromRows, roundFromRow, stateFromRow } from "../../storage-rows.js";
+import { PER_VIEW_SQL, ROUND_COLUMNS, ROUND_STATE_SQL } from "./sql.js";
 
 /**
  * The reads the DuckDB and PostgreSQL backends share: the same tables, the same
@@ -53,10 +42,7 @@ export abstract class SqlStorageReads implements Partial<CollectorStorage> {
   }
 
   async roundState(round: StoredRound): Promise<RoundState> {
-    const rows = await this.read(
-      "SELECT closed_at, ids_dropped_at FROM calm_round_state WHERE round_no = $1",
-      [round.no],
-    );
+    const rows = await this.read(ROUND_STATE_SQL, [round.no]);
     return stateFromRow(rows[0]);
   }
 
