@@ -10,15 +10,19 @@ import type {
   StoreResult,
   SupportCounts,
 } from "./api.js";
+import { HeldIds } from "./clickhouse-held.js";
 import { ShardHttp } from "./clickhouse-http.js";
 import { prepareTables, select } from "./clickhouse-schema.js";
-import { CLOSED, type JobResult, REPORT_MARK, ShardWriter, storeShardGroup } from "./clickhouse-writer.js";
+import { ShardWriter } from "./clickhouse-shard-writer.js";
+import { CLOSED, type JobResult, REPORT_MARK } from "./clickhouse-writer.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Reports per group (one id lookup, one insert and one check on one shard) at most. */
 const MAX_GROUP_REPORTS = 20_000;
+/** Ids a process keeps as known held per shard (32 to 64 bytes each; see HeldIds). */
+const HELD_IDS = 1 << 20;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -196,11 +200,14 @@ class ClickHouseStorage implements CollectorStorage {
     this.#db = location.database;
     this.#writers = http.map(
       (shard) =>
-        new ShardWriter(
-          (jobs) => this.#guard("write", () => storeShardGroup(shard, this.#db, jobs)),
+        new ShardWriter(shard, this.#db, new HeldIds(HELD_IDS), {
           pipeline,
-          MAX_GROUP_REPORTS,
-        ),
+          maxGroupReports: MAX_GROUP_REPORTS,
+          failure: (error) =>
+            error instanceof StorageError
+              ? error
+              : new StorageError(`ClickHouse write failed: ${message(error)}`),
+        }),
     );
   }
 
