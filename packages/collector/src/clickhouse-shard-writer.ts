@@ -177,13 +177,26 @@ class ShardChain {
     }
     let closed = false;
     const copies: string[] = [];
+    const stale: string[] = [];
     const onShard = new Set<string>();
-    for (const [id, , done] of answer) {
+    for (const [id, rows, done] of answer) {
       if (id === "closed") closed = true;
       else if (done === "1") copies.push(id!);
-      else onShard.add(id!);
+      else {
+        onShard.add(id!);
+        // Held in several rows already: a racer died before its check (this retry writes the copy off).
+        if (Number(rows) > 1) stale.push(id!);
+      }
     }
     if (prev) await this.#settle(prev, copies);
+    try {
+      if (stale.length > 0) await writeOffCopies(this.shard, this.db, no, stale);
+    } catch (error) {
+      unpick(no, candidates, this.held);
+      inserted();
+      for (const entry of entries) entry.reject(this.failure(error));
+      return;
+    }
     const open = closed ? entries.filter((entry) => entry.job.force) : entries;
     if (closed) {
       this.held.forget(no);

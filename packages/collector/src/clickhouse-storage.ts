@@ -14,7 +14,7 @@ import { HeldIds } from "./clickhouse-held.js";
 import { ShardHttp } from "./clickhouse-http.js";
 import { prepareTables, select } from "./clickhouse-schema.js";
 import { ShardWriter } from "./clickhouse-shard-writer.js";
-import { CLOSED, type JobResult, REPORT_MARK } from "./clickhouse-writer.js";
+import { CLOSED, type JobResult, REPORT_MARK, sweepCopies } from "./clickhouse-writer.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
@@ -358,14 +358,16 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   /**
-   * Per due round: every shard gets the dropped mark, then its rows are deleted
-   * (`ALTER TABLE ... DELETE`, an asynchronous mutation). The round's counts stay
-   * in `calm_cell_counts` and `calm_count_fixes`, which the rows were counted
-   * into as they were inserted, so reads do not change. A round qualifies only
-   * once it was closed two request timeouts before `at` (whatever `closedBefore`
+   * Per due round: every shard writes off every id it holds in several rows
+   * (`sweepCopies`, one full read of the round's ids: copies no writer's check
+   * saw, left by a collector killed between its insert and its check and never
+   * retried), gets the dropped mark, then its rows are deleted (`ALTER TABLE ...
+   * DELETE`, an asynchronous mutation). The round's counts stay in
+   * `calm_cell_counts` and `calm_count_fixes`, which the rows were counted into
+   * as they were inserted, so reads do not change. A round qualifies only once
+   * it was closed two request timeouts before `at` (whatever `closedBefore`
    * says): every batch that passed the closed check before the close has been
-   * answered or failed by then, and a surplus copy of an id it raced on has been
-   * written off (its writer's third step) or is being retried.
+   * inserted or failed by then, so no copy arrives after the sweep.
    */
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
     const settled = at.getTime() - 2 * this.#requestTimeout;
@@ -381,6 +383,8 @@ class ClickHouseStorage implements CollectorStorage {
     for (const [no, id, closedAt] of due) {
       const round = Number(no);
       await this.#guard("write", async () => {
+        // Copies no writer's check saw are written off while their rows are still there.
+        await Promise.all(this.#http.map((shard) => sweepCopies(shard, this.#db, round)));
         const mark = {
           round_no: round,
           round_id: String(id),

@@ -69,3 +69,26 @@ function compareRows(
     if (a.cells[i] !== b.cells[i]) return a.cells[i]! - b.cells[i]!;
   return a.cells.length - b.cells.length;
 }
+
+/** Ids per `writeOffCopies` call of {@link sweepCopies} (~40 bytes of SQL each). */
+const SWEEP_CHUNK = 10_000;
+
+/**
+ * Writes off every id of round `no` this shard holds in several rows, whether
+ * or not a writer's check saw it (a collector killed between its insert and
+ * its check, racing a copy its racer's check missed, and never retried): a full
+ * read of the round's ids on the shard, O(rows of the round), so run once per
+ * round, when no batch of it can be in flight (before its ids are dropped).
+ * Ids written off already get the same write-off again (idempotent).
+ */
+export async function sweepCopies(shard: ShardHttp, db: string, no: number): Promise<number> {
+  const ids = (
+    await shard.query(
+      `SELECT toString(report_id) FROM ${db}.calm_reports WHERE round_no = ${no}
+       GROUP BY report_id HAVING count() > 1`,
+    )
+  ).map(([id]) => id!);
+  for (let i = 0; i < ids.length; i += SWEEP_CHUNK)
+    await writeOffCopies(shard, db, no, ids.slice(i, i + SWEEP_CHUNK));
+  return ids.length;
+}
