@@ -1,8 +1,15 @@
-import type { AcceptedReport } from "./api.js";
-import type { HeldIds } from "./clickhouse-held.js";
-import { reportRowsBinary, type ShardHttp, uuidsBinary } from "./clickhouse-http.js";
-import { CLOSED, type Job, type JobResult, writeOffCopies } from "./clickhouse-writer.js";
-import { uuidWords } from "./uuid-set.js";
+import type { AcceptedReport, StoredRound, StoreResult } from "../../api.js";
+import { uuidWords } from "../../uuid-set.js";
+import type { HeldIds } from "./held-ids.js";
+import type { ShardHttp } from "./http.js";
+import { reportRowsBinary, uuidsBinary } from "./rowbinary.js";
+import { writeOffCopies } from "./write-offs.js";
+
+/** `force`: store even if the shard has the round closed (the rest of the batch was stored). */
+export type Job = { round: StoredRound; reports: readonly AcceptedReport[]; force?: boolean };
+/** What a job of a closed round returns (storeReports throws RoundClosedError). */
+export const CLOSED = Symbol("closed");
+export type JobResult = StoreResult | typeof CLOSED;
 
 type Entry = { job: Job; resolve: (result: JobResult) => void; reject: (error: unknown) => void };
 

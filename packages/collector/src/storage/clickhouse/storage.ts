@@ -9,83 +9,22 @@ import type {
   StoredRound,
   StoreResult,
   SupportCounts,
-} from "./api.js";
-import { HeldIds } from "./clickhouse-held.js";
-import { ShardHttp } from "./clickhouse-http.js";
-import { prepareTables, select } from "./clickhouse-schema.js";
-import { ShardWriter } from "./clickhouse-shard-writer.js";
-import { CLOSED, type JobResult, REPORT_MARK, sweepCopies } from "./clickhouse-writer.js";
-import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
-import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
-import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+} from "../../api.js";
+import { InvalidParameterError, RoundClosedError, StorageError } from "../../errors.js";
+import { clickHouseSchemaVersion, clickHouseShard } from "../../migrations/clickhouse.js";
+import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "../../storage-rows.js";
+import { HeldIds } from "./held-ids.js";
+import { ShardHttp } from "./http.js";
+import { prepareTables, select } from "./schema.js";
+import { CLOSED, type JobResult, ShardWriter } from "./shard-writer.js";
+import { type ClickHouseLocation, parseClickHouseUrl, shardOf } from "./url.js";
+import { REPORT_MARK, sweepCopies } from "./write-offs.js";
 
 /** Reports per group (one id lookup, one insert and one check on one shard) at most. */
 const MAX_GROUP_REPORTS = 20_000;
 /** Ids a process keeps as known held per shard (32 to 64 bytes each; see HeldIds). */
 const HELD_IDS = 1 << 20;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Where a ClickHouse cluster is, parsed from `http://[user[:password]@]host:port,host:port/database?cluster=name`. */
-export interface ClickHouseLocation {
-  /** The HTTP endpoint of each shard, in the order of the cluster's shards (`http://host:port`). */
-  readonly shards: readonly string[];
-  readonly username: string;
-  readonly password: string;
-  /** Database of the collector's tables (created when absent). */
-  readonly database: string;
-  /** The `remote_servers` cluster that names every shard (the Distributed tables read it). */
-  readonly cluster: string;
-}
-
-/**
- * Parse a ClickHouse cluster URL: `http://[user[:password]@]host1:port1,host2:port2/database?cluster=name`
- * (hosts listed in the cluster's shard order, as libpq lists several PostgreSQL hosts;
- * database default `calm_ldp`, cluster default `calm_ldp`). Throws
- * `InvalidParameterError` naming the part that is wrong. O(length).
- */
-export function parseClickHouseUrl(url: string): ClickHouseLocation {
-  const match = /^(https?):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)(?:\/([^?#]*))?(?:\?([^#]*))?$/.exec(
-    url,
-  );
-  if (!match)
-    throw new InvalidParameterError(
-      `ClickHouse URL must look like http://host:port,host:port/database?cluster=name (got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))})`,
-    );
-  const [, scheme, user, password, hosts, path, query] = match;
-  const shards = hosts!.split(",").map((host) => {
-    if (!/^[A-Za-z0-9.\-[\]:]+:\d+$/.test(host))
-      throw new InvalidParameterError(`ClickHouse URL: shard ${JSON.stringify(host)} is not host:port`);
-    return `${scheme}://${host}`;
-  });
-  const params = new URLSearchParams(query ?? "");
-  const database = decodeURIComponent(path || "calm_ldp");
-  const cluster = params.get("cluster") ?? "calm_ldp";
-  for (const [what, name] of [
-    ["database", database],
-    ["cluster", cluster],
-  ] as const)
-    if (!IDENTIFIER.test(name))
-      throw new InvalidParameterError(`ClickHouse URL: ${what} ${JSON.stringify(name)} is not an identifier`);
-  return {
-    shards,
-    username: decodeURIComponent(user || "default"),
-    password: decodeURIComponent(password ?? ""),
-    database,
-    cluster,
-  };
-}
-
-/**
- * The shard of a report id: FNV-1a (32 bits) of its text, mod the number of
- * shards. Every collector computes the same shard for the same id, so a retried
- * report reaches the shard that already holds it. O(36).
- */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % shards;
-}
 
 /** Options of {@link openClickHouseStorage}. */
 export interface ClickHouseStorageOptions {

@@ -1,14 +1,7 @@
-import type { AcceptedReport, StoredRound, StoreResult } from "./api.js";
-import type { ShardHttp } from "./clickhouse-http.js";
+import type { ShardHttp } from "./http.js";
 
 /** The cell that marks "one report" in the counts (above every view's cells). */
 export const REPORT_MARK = 4_294_967_295;
-
-/** `force`: store even if the shard has the round closed (the rest of the batch was stored). */
-export type Job = { round: StoredRound; reports: readonly AcceptedReport[]; force?: boolean };
-/** What a job of a closed round returns (storeReports throws RoundClosedError). */
-export const CLOSED = Symbol("closed");
-export type JobResult = StoreResult | typeof CLOSED;
 
 const idList = (ids: Iterable<string>) => [...ids].map((id) => `'${id}'`).join(",");
 

@@ -1,4 +1,4 @@
-import { UuidSet } from "./uuid-set.js";
+import { UuidSet } from "../../uuid-set.js";
 
 /**
  * The report ids one process knows a shard holds, per round: ids it inserted
