@@ -14,7 +14,11 @@ import { fileURLToPath } from "node:url";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import pg from "pg";
-import { type ClickHouseStorageOptions, openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
+import {
+  type ClickHouseStorageOptions,
+  openClickHouseStorage,
+  parseClickHouseUrl,
+} from "../src/clickhouse.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, type StoredRound, validateBatch } from "../src/index.js";
 import { openPostgresStorage, type PostgresStorageOptions } from "../src/postgres.js";
