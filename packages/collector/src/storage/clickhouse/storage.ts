@@ -20,7 +20,7 @@ import { CLOSED, type JobResult, ShardWriter } from "./shard-writer.js";
 import { type ClickHouseLocation, parseClickHouseUrl, shardOf } from "./url.js";
 import { REPORT_MARK, sweepCopies } from "./write-offs.js";
 
-/** Reports per group (one id lookup, one insert and one check on one shard) at most. */
+/** Reports per group (one lookup and one insert on one shard) at most. */
 const MAX_GROUP_REPORTS = 20_000;
 /** Ids a process keeps as known held per shard (32 to 64 bytes each; see HeldIds). */
 const HELD_IDS = 1 << 20;
@@ -53,17 +53,19 @@ export interface ClickHouseStorageOptions {
  * inserts it into that shard's local table synchronously (the HTTP insert
  * answers once the part is written), so a batch is acknowledged only after
  * every report of it is in its shard, and a retry reaches the same shard. Per
- * shard one writer per process commits in groups (`GroupCommit`,
- * `storeShardGroup`): it looks the group's ids up in the shard, inserts only the
- * new ones (`RowBinary` over HTTP; their counts in the same statement) and
- * checks them for a racing copy, which makes `stored`/`duplicates` exact within
- * one process.
+ * shard one writer per process commits in groups (`ShardWriter`): one query
+ * looks the group's new ids up in the shard (and checks the previous group's
+ * inserted ids for a racing copy), one insert writes the new ones (`RowBinary`
+ * over HTTP; their counts in the same statement); ids it inserted are kept in
+ * memory (`HeldIds`), which with the lookup makes `stored`/`duplicates` exact
+ * within one process.
  *
  * Exact counting: two collectors racing on the same new id can both insert it;
  * the later of the two checks sees both rows and writes the surplus off
  * (`writeOffCopies`), and a racer that died before its check leaves the copy to
- * the lookup of the retry (which sees two rows), so the counts read (maintained
- * counts plus write-offs) equal a recount keeping one row per id. Since one id
+ * the lookup of the retry (which sees two rows) or, never retried, to the sweep
+ * before the closed round's ids are dropped (`sweepCopies`), so the counts read
+ * (maintained counts plus write-offs) equal a recount keeping one row per id. Since one id
  * lives on one shard, each shard's de-duplication is the global one. In that
  * race the `duplicates` counter can miss the loser (both were told "stored");
  * the counts stay exact. A batch spanning a shard that fails gets `StorageError`
@@ -72,8 +74,8 @@ export interface ClickHouseStorageOptions {
  * acknowledged report survives the collector's or ClickHouse's process dying,
  * not the machine losing power (use replicated tables for that).
  *
- * Cost per batch of b reports: a lookup, an insert and a check per shard touched
- * (shared by the batches of a group); counting reads the maintained counts,
+ * Cost per batch of b reports: a lookup (with the previous group's check) and an
+ * insert per shard touched (shared by the batches of a group); counting reads the maintained counts,
  * O(views x cells x unmerged parts) on the shards, independent of the reports.
  */
 export async function openClickHouseStorage(
