@@ -14,7 +14,11 @@ import { fileURLToPath } from "node:url";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
 import pg from "pg";
-import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
+import {
+  type ClickHouseStorageOptions,
+  openClickHouseStorage,
+  parseClickHouseUrl,
+} from "../src/clickhouse.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, type StoredRound, validateBatch } from "../src/index.js";
 import { openPostgresStorage, type PostgresStorageOptions } from "../src/postgres.js";
@@ -114,6 +118,7 @@ export async function benchBackend(
   name: BackendName,
   shards: number,
   postgres: PostgresStorageOptions = {},
+  clickhouse: ClickHouseStorageOptions = {},
 ): Promise<BenchBackend> {
   if (name === "duckdb") {
     const dir = mkdtempSync(join(tmpdir(), "calm-collector-bench-"));
@@ -208,7 +213,7 @@ export async function benchBackend(
     name,
     location,
     description: `ClickHouse ${shards} shard${shards > 1 ? "s" : ""}`,
-    open: () => openClickHouseStorage(location),
+    open: () => openClickHouseStorage(location, clickhouse),
     bytes: async () =>
       (
         await sql(

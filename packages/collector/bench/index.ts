@@ -22,11 +22,12 @@
  * 8 cells, one supported cell per report).
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
- * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--warmup 200000]
+ * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--pipeline 1] [--warmup 200000]
  * [--drop-key] [--ids random|time-ordered|round-time]` (`--ids`: the reports' ids, see bench/report-ids.ts:
  * "random" version 4, the client's default; "time-ordered" version 7, made in the order the bodies are sent
  * (opt-in in the client: it carries the device's clock); "round-time" version 7 with one time for the whole
- * round; `--random-ids` is `--ids random`); `--writers`: PostgreSQL's group commits in flight at once; `--drop-key`, PostgreSQL, a
+ * round; `--random-ids` is `--ids random`); `--writers`: PostgreSQL's group commits in flight at once; `--pipeline`: ClickHouse's
+ * group chains per shard (`openClickHouseStorage`'s `pipeline`, default 1); `--drop-key`, PostgreSQL, a
  * measurement only: the primary key of `calm_reports` is dropped before the load, so reports are not
  * de-duplicated (not exactly-once): what the store reaches without its key).
  */
@@ -68,6 +69,7 @@ const backend = await benchBackend(
   backendName,
   shards,
   writersIndex >= 0 ? { writers: Number(process.argv[writersIndex + 1]) } : {},
+  process.argv.includes("--pipeline") ? { pipeline: argument("pipeline", 1) } : {},
 );
 const storage = await backend.open();
 const dropKey = process.argv.includes("--drop-key");

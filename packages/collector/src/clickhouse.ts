@@ -8,4 +8,4 @@ export {
   openClickHouseStorage,
   parseClickHouseUrl,
   shardOf,
-} from "./clickhouse-storage.js";
+} from "./storage/clickhouse/index.js";

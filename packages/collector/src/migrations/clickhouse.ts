@@ -5,15 +5,15 @@ import { SchemaVersionError } from "./runner.js";
 /**
  * The ClickHouse layout this code writes: 1 rounds, reports, counters (and
  * their Distributed tables); 2 + round state and closed rounds' counts (git
- * history of clickhouse-storage.ts); 3 reports in a plain MergeTree with
+ * history of storage/clickhouse/storage.ts); 3 reports in a plain MergeTree with
  * per-(round, view, cell) counts maintained as rows arrive (`calm_cell_counts`,
- * its materialized view, `calm_count_fixes`; clickhouse-schema.ts). Layouts 1
+ * its materialized view, `calm_count_fixes`; storage/clickhouse/schema.ts). Layouts 1
  * and 2 kept reports in a ReplacingMergeTree and no maintained counts: opening
  * one is refused with a message naming the fix (a fresh database), not migrated.
  */
 export const CLICKHOUSE_SCHEMA_VERSION = 3;
 
-/** A shard's queries, as clickhouse-storage.ts runs them. */
+/** A shard's queries, as storage/clickhouse/storage.ts runs them. */
 export interface ClickHouseShard {
   select(query: string): Promise<unknown[][]>;
   command(query: string): Promise<void>;

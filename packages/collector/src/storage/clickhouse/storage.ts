@@ -9,79 +9,22 @@ import type {
   StoredRound,
   StoreResult,
   SupportCounts,
-} from "./api.js";
-import { ShardHttp } from "./clickhouse-http.js";
-import { prepareTables, select } from "./clickhouse-schema.js";
-import { CLOSED, type JobResult, REPORT_MARK, ShardWriter, storeShardGroup } from "./clickhouse-writer.js";
-import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
-import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
-import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
+} from "../../api.js";
+import { InvalidParameterError, RoundClosedError, StorageError } from "../../errors.js";
+import { clickHouseSchemaVersion, clickHouseShard } from "../../migrations/clickhouse.js";
+import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "../../storage-rows.js";
+import { HeldIds } from "./held-ids.js";
+import { ShardHttp } from "./http.js";
+import { prepareTables, select } from "./schema.js";
+import { CLOSED, type JobResult, ShardWriter } from "./shard-writer.js";
+import { type ClickHouseLocation, parseClickHouseUrl, shardOf } from "./url.js";
+import { REPORT_MARK, sweepCopies } from "./write-offs.js";
 
-/** Reports per group (one id lookup, one insert and one check on one shard) at most. */
+/** Reports per group (one lookup and one insert on one shard) at most. */
 const MAX_GROUP_REPORTS = 20_000;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Ids a process keeps as known held per shard (32 to 64 bytes each; see HeldIds). */
+const HELD_IDS = 1 << 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Where a ClickHouse cluster is, parsed from `http://[user[:password]@]host:port,host:port/database?cluster=name`. */
-export interface ClickHouseLocation {
-  /** The HTTP endpoint of each shard, in the order of the cluster's shards (`http://host:port`). */
-  readonly shards: readonly string[];
-  readonly username: string;
-  readonly password: string;
-  /** Database of the collector's tables (created when absent). */
-  readonly database: string;
-  /** The `remote_servers` cluster that names every shard (the Distributed tables read it). */
-  readonly cluster: string;
-}
-
-/**
- * Parse a ClickHouse cluster URL: `http://[user[:password]@]host1:port1,host2:port2/database?cluster=name`
- * (hosts listed in the cluster's shard order, as libpq lists several PostgreSQL hosts;
- * database default `calm_ldp`, cluster default `calm_ldp`). Throws
- * `InvalidParameterError` naming the part that is wrong. O(length).
- */
-export function parseClickHouseUrl(url: string): ClickHouseLocation {
-  const match = /^(https?):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)(?:\/([^?#]*))?(?:\?([^#]*))?$/.exec(
-    url,
-  );
-  if (!match)
-    throw new InvalidParameterError(
-      `ClickHouse URL must look like http://host:port,host:port/database?cluster=name (got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))})`,
-    );
-  const [, scheme, user, password, hosts, path, query] = match;
-  const shards = hosts!.split(",").map((host) => {
-    if (!/^[A-Za-z0-9.\-[\]:]+:\d+$/.test(host))
-      throw new InvalidParameterError(`ClickHouse URL: shard ${JSON.stringify(host)} is not host:port`);
-    return `${scheme}://${host}`;
-  });
-  const params = new URLSearchParams(query ?? "");
-  const database = decodeURIComponent(path || "calm_ldp");
-  const cluster = params.get("cluster") ?? "calm_ldp";
-  for (const [what, name] of [
-    ["database", database],
-    ["cluster", cluster],
-  ] as const)
-    if (!IDENTIFIER.test(name))
-      throw new InvalidParameterError(`ClickHouse URL: ${what} ${JSON.stringify(name)} is not an identifier`);
-  return {
-    shards,
-    username: decodeURIComponent(user || "default"),
-    password: decodeURIComponent(password ?? ""),
-    database,
-    cluster,
-  };
-}
-
-/**
- * The shard of a report id: FNV-1a (32 bits) of its text, mod the number of
- * shards. Every collector computes the same shard for the same id, so a retried
- * report reaches the shard that already holds it. O(36).
- */
-export function shardOf(id: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % shards;
-}
 
 /** Options of {@link openClickHouseStorage}. */
 export interface ClickHouseStorageOptions {
@@ -110,17 +53,19 @@ export interface ClickHouseStorageOptions {
  * inserts it into that shard's local table synchronously (the HTTP insert
  * answers once the part is written), so a batch is acknowledged only after
  * every report of it is in its shard, and a retry reaches the same shard. Per
- * shard one writer per process commits in groups (`GroupCommit`,
- * `storeShardGroup`): it looks the group's ids up in the shard, inserts only the
- * new ones (`RowBinary` over HTTP; their counts in the same statement) and
- * checks them for a racing copy, which makes `stored`/`duplicates` exact within
- * one process.
+ * shard one writer per process commits in groups (`ShardWriter`): one query
+ * looks the group's new ids up in the shard (and checks the previous group's
+ * inserted ids for a racing copy), one insert writes the new ones (`RowBinary`
+ * over HTTP; their counts in the same statement); ids it inserted are kept in
+ * memory (`HeldIds`), which with the lookup makes `stored`/`duplicates` exact
+ * within one process.
  *
  * Exact counting: two collectors racing on the same new id can both insert it;
  * the later of the two checks sees both rows and writes the surplus off
  * (`writeOffCopies`), and a racer that died before its check leaves the copy to
- * the lookup of the retry (which sees two rows), so the counts read (maintained
- * counts plus write-offs) equal a recount keeping one row per id. Since one id
+ * the lookup of the retry (which sees two rows) or, never retried, to the sweep
+ * before the closed round's ids are dropped (`sweepCopies`), so the counts read
+ * (maintained counts plus write-offs) equal a recount keeping one row per id. Since one id
  * lives on one shard, each shard's de-duplication is the global one. In that
  * race the `duplicates` counter can miss the loser (both were told "stored");
  * the counts stay exact. A batch spanning a shard that fails gets `StorageError`
@@ -129,8 +74,8 @@ export interface ClickHouseStorageOptions {
  * acknowledged report survives the collector's or ClickHouse's process dying,
  * not the machine losing power (use replicated tables for that).
  *
- * Cost per batch of b reports: a lookup, an insert and a check per shard touched
- * (shared by the batches of a group); counting reads the maintained counts,
+ * Cost per batch of b reports: a lookup (with the previous group's check) and an
+ * insert per shard touched (shared by the batches of a group); counting reads the maintained counts,
  * O(views x cells x unmerged parts) on the shards, independent of the reports.
  */
 export async function openClickHouseStorage(
@@ -196,11 +141,14 @@ class ClickHouseStorage implements CollectorStorage {
     this.#db = location.database;
     this.#writers = http.map(
       (shard) =>
-        new ShardWriter(
-          (jobs) => this.#guard("write", () => storeShardGroup(shard, this.#db, jobs)),
+        new ShardWriter(shard, this.#db, new HeldIds(HELD_IDS), {
           pipeline,
-          MAX_GROUP_REPORTS,
-        ),
+          maxGroupReports: MAX_GROUP_REPORTS,
+          failure: (error) =>
+            error instanceof StorageError
+              ? error
+              : new StorageError(`ClickHouse write failed: ${message(error)}`),
+        }),
     );
   }
 
@@ -351,14 +299,16 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   /**
-   * Per due round: every shard gets the dropped mark, then its rows are deleted
-   * (`ALTER TABLE ... DELETE`, an asynchronous mutation). The round's counts stay
-   * in `calm_cell_counts` and `calm_count_fixes`, which the rows were counted
-   * into as they were inserted, so reads do not change. A round qualifies only
-   * once it was closed two request timeouts before `at` (whatever `closedBefore`
+   * Per due round: every shard writes off every id it holds in several rows
+   * (`sweepCopies`, one full read of the round's ids: copies no writer's check
+   * saw, left by a collector killed between its insert and its check and never
+   * retried), gets the dropped mark, then its rows are deleted (`ALTER TABLE ...
+   * DELETE`, an asynchronous mutation). The round's counts stay in
+   * `calm_cell_counts` and `calm_count_fixes`, which the rows were counted into
+   * as they were inserted, so reads do not change. A round qualifies only once
+   * it was closed two request timeouts before `at` (whatever `closedBefore`
    * says): every batch that passed the closed check before the close has been
-   * answered or failed by then, and a surplus copy of an id it raced on has been
-   * written off (its writer's third step) or is being retried.
+   * inserted or failed by then, so no copy arrives after the sweep.
    */
   async dropClosedIds(closedBefore: Date, at: Date): Promise<string[]> {
     const settled = at.getTime() - 2 * this.#requestTimeout;
@@ -374,6 +324,8 @@ class ClickHouseStorage implements CollectorStorage {
     for (const [no, id, closedAt] of due) {
       const round = Number(no);
       await this.#guard("write", async () => {
+        // Copies no writer's check saw are written off while their rows are still there.
+        await Promise.all(this.#http.map((shard) => sweepCopies(shard, this.#db, round)));
         const mark = {
           round_no: round,
           round_id: String(id),

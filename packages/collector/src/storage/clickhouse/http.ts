@@ -1,6 +1,5 @@
 import { Agent, request } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AcceptedReport } from "./api.js";
 
 /**
  * The write path's requests to one ClickHouse shard, over its HTTP interface
@@ -34,32 +33,32 @@ export class ShardHttp {
   }
 
   /**
-   * Run `sql` with the table `ids` (one column `report_id UUID`) holding `ids`,
-   * sent as external data (a multipart form, the ids in RowBinary, 16 bytes each)
-   * rather than as SQL text the server would parse: `... WHERE report_id IN ids`.
+   * Run `sql` with external tables of one column `report_id UUID` each, named
+   * by `tables`' keys and holding the ids of its values (16 bytes each, see
+   * `uuidsBinary`; empty is allowed), sent as a multipart form rather than
+   * as SQL text the server would parse: `... WHERE report_id IN ids`.
    */
-  async queryWithIds(sql: string, ids: Iterable<string>): Promise<string[][]> {
-    const list = [...ids];
-    const binary = Buffer.allocUnsafe(16 * list.length);
-    list.forEach((id, i) => {
-      writeUuid(binary, 16 * i, id);
-    });
+  async queryWithIds(sql: string, tables: Record<string, Buffer>): Promise<string[][]> {
     const url = new URL(this.#url);
     url.searchParams.set("query", sql);
-    url.searchParams.set("ids_structure", "report_id UUID");
-    url.searchParams.set("ids_format", "RowBinary");
-    const body = Buffer.concat([
-      Buffer.from(
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="ids"; filename="ids"\r\n` +
-          "Content-Type: application/octet-stream\r\n\r\n",
-      ),
-      binary,
-      Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-    ]);
-    return rowsOf(await this.#post(url, body, `multipart/form-data; boundary=${BOUNDARY}`));
+    const parts: Buffer[] = [];
+    for (const [name, binary] of Object.entries(tables)) {
+      url.searchParams.set(`${name}_structure`, "report_id UUID");
+      url.searchParams.set(`${name}_format`, "RowBinary");
+      parts.push(
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\n` +
+            "Content-Type: application/octet-stream\r\n\r\n",
+        ),
+        binary,
+        CRLF,
+      );
+    }
+    parts.push(MULTIPART_END);
+    return rowsOf(await this.#post(url, Buffer.concat(parts), `multipart/form-data; boundary=${BOUNDARY}`));
   }
 
-  /** `INSERT INTO <table> FORMAT RowBinary` with `rows` (see {@link reportRowsBinary}) as the body. */
+  /** `INSERT INTO <table> FORMAT RowBinary` with `rows` (see `reportRowsBinary`) as the body. */
   async insertBinary(table: string, rows: Buffer): Promise<void> {
     const url = new URL(this.#url);
     url.searchParams.set("query", `INSERT INTO ${table} FORMAT RowBinary`);
@@ -106,6 +105,8 @@ export class ShardHttp {
 
 /** The multipart boundary of {@link ShardHttp.queryWithIds} (absent from its text parts). */
 const BOUNDARY = "calm-ldp-ids-3f9c1b";
+const CRLF = Buffer.from("\r\n");
+const MULTIPART_END = Buffer.from(`--${BOUNDARY}--\r\n`);
 
 /** A `TabSeparated` answer's rows, split into fields. */
 function rowsOf(answer: Buffer): string[][] {
@@ -115,50 +116,4 @@ function rowsOf(answer: Buffer): string[][] {
     .replace(/\n$/, "")
     .split("\n")
     .map((line) => line.split("\t"));
-}
-
-/** A UUID's 16 bytes in RowBinary at `at`: each 64-bit half (16 hex digits) little-endian. */
-function writeUuid(out: Buffer, at: number, uuid: string): void {
-  const id = Buffer.from(uuid.replace(/-/g, ""), "hex");
-  for (let i = 0; i < 8; i++) {
-    out[at + i] = id[7 - i]!;
-    out[at + 8 + i] = id[15 - i]!;
-  }
-}
-
-/** Bytes of one row of `calm_reports` in RowBinary, before its cells: round (8), id (16), view (4), cell count (varint). */
-const ROW_HEAD = 8 + 16 + 4 + 5;
-
-/**
- * Reports as `calm_reports` rows `(round_no UInt64, report_id UUID, view UInt32,
- * cells Array(UInt32))` in ClickHouse's RowBinary format: integers little-endian,
- * a UUID as its two 64-bit halves (the first 16 hex digits, then the last 16), each
- * little-endian, an array as a LEB128 length and its elements. O(reports x cells),
- * ~30 + 4 x cells bytes per report; ids must be lowercase UUID text (checked by the caller).
- */
-export function reportRowsBinary(round: number, reports: readonly AcceptedReport[]): Buffer {
-  let size = 0;
-  for (const report of reports) size += ROW_HEAD + 4 * report.cells.length;
-  const out = Buffer.allocUnsafe(size);
-  const high = Math.floor(round / 2 ** 32);
-  const low = round >>> 0;
-  let at = 0;
-  for (const report of reports) {
-    out.writeUInt32LE(low, at);
-    out.writeUInt32LE(high, at + 4);
-    writeUuid(out, at + 8, report.id);
-    out.writeUInt32LE(report.view, at + 24);
-    at += 28;
-    let length = report.cells.length;
-    do {
-      const byte = length & 0x7f;
-      length >>>= 7;
-      out[at++] = length > 0 ? byte | 0x80 : byte;
-    } while (length > 0);
-    for (const cell of report.cells) {
-      out.writeUInt32LE(cell, at);
-      at += 4;
-    }
-  }
-  return out.subarray(0, at);
 }

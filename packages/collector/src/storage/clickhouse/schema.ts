@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
-import { REPORT_MARK } from "./clickhouse-writer.js";
-import { clickHouseShard, versionClickHouseShard } from "./migrations/clickhouse.js";
+import { clickHouseShard, versionClickHouseShard } from "../../migrations/clickhouse.js";
+import { REPORT_MARK } from "./write-offs.js";
 
 /** Where the tables go: `database` on every shard of `cluster`, one client per shard in shard order. */
 export interface ClusterTables {

@@ -1,0 +1,356 @@
+import type { AcceptedReport, StoredRound, StoreResult } from "../../api.js";
+import { uuidWords } from "../../uuid-set.js";
+import type { HeldIds } from "./held-ids.js";
+import type { ShardHttp } from "./http.js";
+import { reportRowsBinary, uuidsBinary } from "./rowbinary.js";
+import { writeOffCopies } from "./write-offs.js";
+
+/** `force`: store even if the shard has the round closed (the rest of the batch was stored). */
+export type Job = { round: StoredRound; reports: readonly AcceptedReport[]; force?: boolean };
+/** What a job of a closed round returns (storeReports throws RoundClosedError). */
+export const CLOSED = Symbol("closed");
+export type JobResult = StoreResult | typeof CLOSED;
+
+type Entry = { job: Job; resolve: (result: JobResult) => void; reject: (error: unknown) => void };
+
+/** Reports of some jobs with their ids as words (four per report), and each job's range of them. */
+interface Picked {
+  reports: AcceptedReport[];
+  words: Uint32Array;
+  first: number[];
+  count: number[];
+}
+
+/** A round's jobs of one group whose new reports (`fresh`) are inserted, awaiting the check for copies. */
+interface Inserted {
+  no: number;
+  entries: Entry[];
+  fresh: Picked;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The writer of one shard in one process: jobs queue while a group is in
+ * flight and go as one group (at most `maxGroupReports` reports), per round in
+ * the group two round trips:
+ * (1) one query reads whether the round is closed on the shard, which of the
+ *     group's ids not in `held` (ids this process knows the shard holds) the
+ *     shard holds, and, for the previous group's inserted ids (same round),
+ *     which the shard now holds in more than one row (ids as binary external
+ *     data, tables `ids` and `done`);
+ * (2) one `RowBinary` insert writes the new reports (their counts through the
+ *     materialized view in the same statement), added to `held` first and
+ *     taken out again if it fails.
+ * A group is answered once the next group's (1), or a check of its own when no
+ * group waits, has found its copies (another collector inserting the same new
+ * id between this group's (1) and (2)) and written them off (`writeOffCopies`),
+ * so "stored" is answered only after the rows and their exact counts are in.
+ * With `pipeline` > 1, that many such chains run at once, jobs dealt in turn; a
+ * group sharing an id with an earlier group of another chain waits for that
+ * group's insert before its own (1), so within one process `stored` and
+ * `duplicates` stay exact. Waits go only to earlier inserts, which wait for
+ * nothing later, so none can deadlock. Cost per group and round: 2 round trips,
+ * 16 bytes per new id in (1) twice (looked up, then checked), ~30 + 4 x cells
+ * bytes per new report in (2); ids in `held` cost a hash probe and no I/O.
+ */
+export class ShardWriter {
+  readonly #chains: ShardChain[];
+  #turn = 0;
+
+  constructor(
+    shard: ShardHttp,
+    db: string,
+    held: HeldIds,
+    options: { pipeline: number; maxGroupReports: number; failure: (error: unknown) => unknown },
+  ) {
+    const order = options.pipeline > 1 ? new InsertOrder() : undefined;
+    this.#chains = Array.from(
+      { length: options.pipeline },
+      () => new ShardChain(shard, db, held, order, options.maxGroupReports, options.failure),
+    );
+  }
+
+  submit(job: Job): Promise<JobResult> {
+    this.#turn = (this.#turn + 1) % this.#chains.length;
+    return this.#chains[this.#turn]!.submit(job);
+  }
+
+  async idle(): Promise<void> {
+    await Promise.all(this.#chains.map((chain) => chain.idle()));
+  }
+}
+
+/** Groups in flight in several chains of one shard: a group waits for earlier inserts of its ids. O(ids x groups). */
+class InsertOrder {
+  readonly #running = new Set<{ ids: Set<string>; inserted: Promise<void> }>();
+
+  /** Waits for earlier groups sharing an id with `jobs`; the answer marks this group's insert settled. */
+  async enter(jobs: readonly Job[]): Promise<() => void> {
+    const ids = new Set<string>();
+    for (const job of jobs) for (const report of job.reports) ids.add(report.id);
+    const earlier = [...this.#running].filter((group) => [...ids].some((id) => group.ids.has(id)));
+    let settle = () => {};
+    const entry = { ids, inserted: new Promise<void>((resolve) => (settle = resolve)) };
+    this.#running.add(entry);
+    await Promise.all(earlier.map((group) => group.inserted));
+    return () => {
+      this.#running.delete(entry);
+      settle();
+    };
+  }
+}
+
+class ShardChain {
+  #waiting: Entry[] = [];
+  #running: Promise<void> | undefined;
+  #pending: Inserted | undefined;
+
+  constructor(
+    readonly shard: ShardHttp,
+    readonly db: string,
+    readonly held: HeldIds,
+    readonly order: InsertOrder | undefined,
+    readonly maxGroupReports: number,
+    readonly failure: (error: unknown) => unknown,
+  ) {}
+
+  submit(job: Job): Promise<JobResult> {
+    return new Promise<JobResult>((resolve, reject) => {
+      this.#waiting.push({ job, resolve, reject });
+      this.#running ??= this.#drain();
+    });
+  }
+
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    // Let requests that arrive in the same tick join the first group.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (;;) {
+      if (this.#waiting.length > 0) {
+        this.held.trim();
+        for (const [no, entries] of byRound(this.#take()))
+          await this.#step(no, entries).catch((error: unknown) => {
+            for (const entry of entries) entry.reject(this.failure(error));
+          });
+      } else if (this.#pending) await this.#checkAlone();
+      else break;
+    }
+    this.#running = undefined;
+  }
+
+  /** The longest prefix of the waiting jobs within `maxGroupReports` reports (at least one job). */
+  #take(): Entry[] {
+    let weight = 0;
+    let take = 0;
+    while (take < this.#waiting.length) {
+      const next = this.#waiting[take]!.job.reports.length;
+      if (take > 0 && weight + next > this.maxGroupReports) break;
+      weight += next;
+      take++;
+    }
+    return this.#waiting.splice(0, take);
+  }
+
+  /** One round's jobs of a group: (1) closed, held and the previous group's copies; (2) the insert. */
+  async #step(no: number, entries: Entry[]): Promise<void> {
+    if (this.#pending && this.#pending.no !== no) await this.#checkAlone();
+    const prev = this.#pending;
+    this.#pending = undefined;
+    const inserted = this.order ? await this.order.enter(entries.map((e) => e.job)) : () => {};
+    const candidates = pick(no, entries, this.held);
+    let answer: string[][];
+    try {
+      answer = await this.shard.queryWithIds(
+        `SELECT toString(report_id), count(), max(report_id IN done) FROM ${this.db}.calm_reports
+         WHERE round_no = ${no} AND (report_id IN ids OR report_id IN done)
+         GROUP BY report_id HAVING count() > 1 OR max(report_id IN ids)
+         UNION ALL SELECT 'closed', toUInt64(0), materialize(toUInt8(0)) FROM ${this.db}.calm_round_state
+         WHERE round_no = ${no} LIMIT 1`,
+        {
+          ids: uuidsBinary(candidates.words, candidates.reports.length),
+          done: prev ? uuidsBinary(prev.fresh.words, prev.fresh.reports.length) : EMPTY,
+        },
+      );
+    } catch (error) {
+      unpick(no, candidates, this.held);
+      inserted();
+      if (prev) this.#fail(prev, error);
+      for (const entry of entries) entry.reject(this.failure(error));
+      return;
+    }
+    let closed = false;
+    const copies: string[] = [];
+    const stale: string[] = [];
+    const onShard = new Set<string>();
+    for (const [id, rows, done] of answer) {
+      if (id === "closed") closed = true;
+      else if (done === "1") copies.push(id!);
+      else {
+        onShard.add(id!);
+        // Held in several rows already: a racer died before its check (this retry writes the copy off).
+        if (Number(rows) > 1) stale.push(id!);
+      }
+    }
+    if (prev) await this.#settle(prev, copies);
+    try {
+      if (stale.length > 0) await writeOffCopies(this.shard, this.db, no, stale);
+    } catch (error) {
+      unpick(no, candidates, this.held);
+      inserted();
+      for (const entry of entries) entry.reject(this.failure(error));
+      return;
+    }
+    const open = closed ? entries.filter((entry) => entry.job.force) : entries;
+    if (closed) {
+      this.held.forget(no);
+      for (const entry of entries) if (!entry.job.force) entry.resolve(CLOSED);
+    }
+    const fresh =
+      onShard.size > 0 || open !== entries ? repick(candidates, entries, open, onShard) : candidates;
+    try {
+      if (fresh.reports.length > 0)
+        await this.shard.insertBinary(
+          `${this.db}.calm_reports`,
+          reportRowsBinary(no, fresh.reports, fresh.words),
+        );
+    } catch (error) {
+      unpick(no, fresh, this.held);
+      for (const entry of open) entry.reject(this.failure(error));
+      return;
+    } finally {
+      inserted();
+    }
+    const step = { no, entries: open, fresh };
+    if (fresh.reports.length > 0) this.#pending = step;
+    else await this.#settle(step, []);
+  }
+
+  /** The check of the pending group alone (no group waits, or the next is of another round). */
+  async #checkAlone(): Promise<void> {
+    const prev = this.#pending!;
+    this.#pending = undefined;
+    let answer: string[][];
+    try {
+      answer = await this.shard.queryWithIds(
+        `SELECT toString(report_id) FROM ${this.db}.calm_reports
+         WHERE round_no = ${prev.no} AND report_id IN done GROUP BY report_id HAVING count() > 1`,
+        { done: uuidsBinary(prev.fresh.words, prev.fresh.reports.length) },
+      );
+    } catch (error) {
+      this.#fail(prev, error);
+      return;
+    }
+    await this.#settle(
+      prev,
+      answer.map(([id]) => id!),
+    );
+  }
+
+  /** Writes `copies` off and answers the group: its new reports stored but those copies, the rest duplicates. */
+  async #settle(group: Inserted, copies: readonly string[]): Promise<void> {
+    const { no, entries, fresh } = group;
+    try {
+      if (copies.length > 0) await writeOffCopies(this.shard, this.db, no, copies);
+      const copied = new Set(copies);
+      let duplicates = 0;
+      const results = entries.map((entry, j) => {
+        let stored = fresh.count[j]!;
+        if (copied.size > 0)
+          for (let i = fresh.first[j]!; i < fresh.first[j]! + fresh.count[j]!; i++)
+            if (copied.has(fresh.reports[i]!.id)) stored--;
+        duplicates += entry.job.reports.length - stored;
+        return { stored, duplicates: entry.job.reports.length - stored };
+      });
+      if (duplicates > 0)
+        await this.shard.query(
+          `INSERT INTO ${this.db}.calm_counters VALUES (${no}, 'duplicates', ${duplicates})`,
+        );
+      entries.forEach((entry, j) => {
+        entry.resolve(results[j]!);
+      });
+    } catch (error) {
+      this.#fail(group, error);
+    }
+  }
+
+  /** The group's check or answer failed: its ids leave `held` (a retry inserts and checks them again). */
+  #fail(group: Inserted, error: unknown): void {
+    unpick(group.no, group.fresh, this.held);
+    for (const entry of group.entries) entry.reject(this.failure(error));
+  }
+}
+
+/** The entries per round, in order of first appearance. */
+function byRound(entries: readonly Entry[]): Map<number, Entry[]> {
+  const rounds = new Map<number, Entry[]>();
+  for (const entry of entries) {
+    const list = rounds.get(entry.job.round.no);
+    if (list) list.push(entry);
+    else rounds.set(entry.job.round.no, [entry]);
+  }
+  return rounds;
+}
+
+/**
+ * The reports of `entries` (round `no`) whose ids `held` did not hold, each
+ * added to it (so an id repeated within the group is taken once), in job order,
+ * with their ids as words (see `uuidWords`, which throws on a non-UUID). O(reports).
+ */
+function pick(no: number, entries: readonly Entry[], held: HeldIds): Picked {
+  let total = 0;
+  for (const entry of entries) total += entry.job.reports.length;
+  const words = new Uint32Array(4 * total);
+  const picked: Picked = { reports: [], words, first: [], count: [] };
+  try {
+    pickInto(no, entries, held, picked);
+  } catch (error) {
+    unpick(no, picked, held);
+    throw error;
+  }
+  return picked;
+}
+
+function pickInto(no: number, entries: readonly Entry[], held: HeldIds, picked: Picked): void {
+  const words = picked.words;
+  for (const entry of entries) {
+    picked.first.push(picked.reports.length);
+    let taken = 0;
+    for (const report of entry.job.reports) {
+      const at = 4 * picked.reports.length;
+      uuidWords(report.id, words, at);
+      if (!held.add(no, words, at)) continue;
+      picked.reports.push(report);
+      taken++;
+    }
+    picked.count.push(taken);
+  }
+}
+
+/** Of `picked` (ranges per `all` entry), those of the `open` entries whose ids the shard did not hold. O(picked). */
+function repick(picked: Picked, all: readonly Entry[], open: readonly Entry[], onShard: Set<string>): Picked {
+  const words = new Uint32Array(picked.words.length);
+  const out: Picked = { reports: [], words, first: [], count: [] };
+  for (const entry of open) {
+    const j = all.indexOf(entry);
+    out.first.push(out.reports.length);
+    let taken = 0;
+    for (let i = picked.first[j]!; i < picked.first[j]! + picked.count[j]!; i++) {
+      const report = picked.reports[i]!;
+      if (onShard.has(report.id)) continue;
+      words.set(picked.words.subarray(4 * i, 4 * i + 4), 4 * out.reports.length);
+      out.reports.push(report);
+      taken++;
+    }
+    out.count.push(taken);
+  }
+  return out;
+}
+
+/** Takes `picked`'s ids out of `held` (their insert failed or was not checked). */
+function unpick(no: number, picked: Picked, held: HeldIds): void {
+  for (let i = 0; i < picked.reports.length; i++) held.delete(no, picked.words, 4 * i);
+}
