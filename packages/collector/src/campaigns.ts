@@ -13,6 +13,7 @@ import {
   intervalFields,
 } from "./estimate-marginal.js";
 import { marginalQuery } from "./query-attributes.js";
+import { roundReadsOf } from "./round-reads.js";
 import { REPORTS_ROUTE, ROUND_BODY, ROUND_PARAMS } from "./schemas.js";
 
 /** The body of `POST /v1/campaigns`: a round's parameters plus the schedule and the clients' layer. */
@@ -136,8 +137,8 @@ type Params = { id: string };
  * move by the race's duration, milliseconds; its id, index, plan and reports do not.)
  * Unknown campaign: 404 `campaign-not-found`.
  * Cost: one `listRounds` per request, O(rounds); `current` then one or two round-state
- * queries, the campaign's description one per round; a series costs one aggregate
- * query and one estimate per round.
+ * queries, the campaign's description one states query (`roundReadsOf`); a series
+ * costs one batched aggregate read (a fixed number of queries) and one estimate per round.
  */
 export function registerCampaigns(app: FastifyInstance, context: CampaignContext): void {
   const { storage, admin, cors, rounds } = context;
@@ -190,8 +191,7 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
     return round;
   };
 
-  const states = (campaign: Campaign): Promise<RoundState[]> =>
-    Promise.all(campaign.rounds.map((r) => storage.roundState(r)));
+  const states = (campaign: Campaign): Promise<RoundState[]> => roundReadsOf(storage).states(campaign.rounds);
 
   // Roll-overs of one campaign run one at a time in this process.
   const locks = new Map<string, Promise<unknown>>();
@@ -384,9 +384,12 @@ export function registerCampaigns(app: FastifyInstance, context: CampaignContext
       const { from, to } = request.query;
       const inRange = rangeFilter(from, to);
       const series = [];
+      const shown = campaign.rounds.filter(inRange);
+      const support = await roundReadsOf(storage).support(shown); // one read for all rounds
+      let shownIndex = 0;
       for (const [i, round] of campaign.rounds.entries()) {
         if (!inRange(round)) continue;
-        const counts = await storage.supportCounts(round);
+        const counts = support[shownIndex++]!;
         const options = campaign.instantEps === undefined ? {} : { instantEps: campaign.instantEps };
         // A round with a view still without reports has no interval (it says why); the others do.
         let answer: EstimatedMarginal;

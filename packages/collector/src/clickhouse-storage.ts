@@ -4,6 +4,7 @@ import type {
   AcceptedReport,
   CollectorStorage,
   RoundCounts,
+  RoundReads,
   RoundState,
   SchemaVersionCheck,
   StoredRound,
@@ -15,6 +16,7 @@ import { prepareTables, select } from "./clickhouse-schema.js";
 import { CLOSED, type JobResult, REPORT_MARK, ShardWriter, storeShardGroup } from "./clickhouse-writer.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
+import { clickHouseRoundReads } from "./storage/clickhouse/campaign-summary.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
 /** Reports per group (one id lookup, one insert and one check on one shard) at most. */
@@ -451,6 +453,16 @@ class ClickHouseStorage implements CollectorStorage {
         else if (count !== 0) supportRows.push([view, cell, count]);
       }
     return supportFromRows(round.plan, reportRows, supportRows);
+  }
+
+  /** Reads of many rounds in a fixed number of requests (storage/clickhouse/campaign-summary.ts). */
+  roundReads(): RoundReads {
+    return clickHouseRoundReads({
+      db: this.#db,
+      read: (sql) => this.#guard("read", () => select(this.#readClient(), sql)),
+      readShards: (sql) =>
+        this.#guard("read", () => Promise.all(this.#http.map((shard) => shard.query(sql)))),
+    });
   }
 
   async ping(): Promise<void> {

@@ -18,6 +18,7 @@ import type {
   AcceptedReport,
   CollectorStorage,
   GroupCommitListener,
+  RoundReads,
   RoundState,
   SchemaVersionCheck,
   StoredRound,
@@ -29,6 +30,7 @@ import { GroupCommit } from "./group-commit.js";
 import { duckDbSchemaVersion, migrateDuckDb } from "./migrations/duckdb.js";
 import type { SchemaMigration } from "./migrations/runner.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
+import { bitCounts, duckDbRoundReads } from "./storage/duckdb/campaign-summary.js";
 import { cellOffsets, planFromColumn, REPORTS_MARK, stateFromRow, supportFromRows } from "./storage-rows.js";
 import { UuidSet, uuidWords } from "./uuid-set.js";
 
@@ -101,11 +103,7 @@ const bitViews = perObject((plan: CalmPlan): { readonly narrow: Uint8Array; read
  */
 const heldSupportSql = perObject((plan: CalmPlan): string => {
   const { width } = bitViews(plan);
-  const counts = Array.from({ length: width }, (_, x) =>
-    width <= 31
-      ? `count_if((cell_bits::INTEGER & ${2 ** x}) <> 0)`
-      : `count_if((cell_bits & (${BigInt.asIntN(64, 1n << BigInt(x))})::BIGINT) <> 0)`,
-  ).join(", ");
+  const counts = bitCounts(width);
   const bits =
     width === 0
       ? ""
@@ -319,6 +317,15 @@ class DuckDbStorage extends SqlStorageReads implements CollectorStorage {
       }
     });
     return supportFromRows(round.plan, reports!, support!);
+  }
+
+  /** Reads of many rounds in a fixed number of queries (storage/duckdb/campaign-summary.ts). */
+  roundReads(): RoundReads {
+    return duckDbRoundReads({
+      read: (sql, values) => this.read(sql, values),
+      readWith: (body) => this.#readWith(body),
+      bitWidth: (plan) => bitViews(plan).width,
+    });
   }
 
   observeGroupCommits(listener: GroupCommitListener): void {

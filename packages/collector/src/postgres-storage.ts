@@ -6,6 +6,7 @@ import type {
   AcceptedReport,
   CollectorStorage,
   GroupCommitListener,
+  RoundReads,
   RoundState,
   SchemaVersionCheck,
   StoredRound,
@@ -17,6 +18,7 @@ import { GroupCommit } from "./group-commit.js";
 import { migratePostgres, POSTGRES_READY_SQL, postgresVersionCheck } from "./migrations/postgres.js";
 import { type SchemaMigration, SchemaVersionError } from "./migrations/runner.js";
 import { PER_VIEW_SQL, SqlStorageReads } from "./sql-reads.js";
+import { postgresRoundReads } from "./storage/postgres/campaign-summary.js";
 import {
   cellOffsets,
   planFromColumn,
@@ -644,6 +646,14 @@ class PostgresStorage extends SqlStorageReads implements CollectorStorage {
       ).rows,
     ]);
     return supportFromRows(round.plan, reports!, support!);
+  }
+
+  /** Reads of many rounds in a fixed number of queries (storage/postgres/campaign-summary.ts). */
+  roundReads(): RoundReads {
+    return postgresRoundReads({
+      read: (sql, values) => this.read(sql, values),
+      snapshot: (body) => this.#snapshot(body),
+    });
   }
 
   observeGroupCommits(listener: GroupCommitListener): void {
