@@ -3,6 +3,7 @@ import { type ClickHouseClient, ClickHouseLogLevel, createClient } from "@clickh
 import type {
   AcceptedReport,
   CollectorStorage,
+  GroupCommitListener,
   RoundCounts,
   RoundReads,
   RoundState,
@@ -453,6 +454,10 @@ class ClickHouseStorage implements CollectorStorage {
         else if (count !== 0) supportRows.push([view, cell, count]);
       }
     return supportFromRows(round.plan, reportRows, supportRows);
+  }
+
+  observeGroupCommits(listener: GroupCommitListener): void {
+    for (const writer of this.#writers) writer.observe(listener);
   }
 
   /** Reads of many rounds in a fixed number of requests (storage/clickhouse/campaign-summary.ts). */

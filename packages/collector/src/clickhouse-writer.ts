@@ -1,4 +1,4 @@
-import type { AcceptedReport, StoredRound, StoreResult } from "./api.js";
+import type { AcceptedReport, GroupCommitListener, StoredRound, StoreResult } from "./api.js";
 import { reportRowsBinary, type ShardHttp } from "./clickhouse-http.js";
 import { GroupCommit } from "./group-commit.js";
 
@@ -188,6 +188,11 @@ export class ShardWriter {
 
   async idle(): Promise<void> {
     await Promise.all(this.#commits.map((commit) => commit.idle()));
+  }
+
+  /** Call `listener` after each group of this shard (its reports, duration, outcome; metrics). */
+  observe(listener: GroupCommitListener): void {
+    for (const commit of this.#commits) commit.observe(listener);
   }
 
   async #ordered(jobs: Job[], run: (jobs: Job[]) => Promise<JobResult[]>): Promise<JobResult[]> {

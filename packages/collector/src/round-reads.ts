@@ -12,17 +12,19 @@ export const ROUND_READS_CHUNK = 1000;
  * one to three queries per round.
  */
 export function roundReadsOf(storage: CollectorStorage): RoundReads {
-  const batched = storage.roundReads?.();
-  if (!batched)
+  if (typeof storage.roundReads !== "function")
     return {
       states: (rounds) => Promise.all(rounds.map((round) => storage.roundState(round))),
       statuses: (rounds) => Promise.all(rounds.map((round) => roundStatus(storage, round))),
       support: (rounds) => Promise.all(rounds.map((round) => storage.supportCounts(round))),
     };
+  // Awaited: a storage wrapped so that every method answers a promise (tests' fault injection,
+  // a proxy failing every call while "down") still works, and fails as its other calls do.
+  const batched = async () => (await storage.roundReads!()) as RoundReads;
   return {
-    states: (rounds) => chunked(rounds, (part) => batched.states(part)),
-    statuses: (rounds) => chunked(rounds, (part) => batched.statuses(part)),
-    support: (rounds) => chunked(rounds, (part) => batched.support(part)),
+    states: (rounds) => chunked(rounds, async (part) => (await batched()).states(part)),
+    statuses: (rounds) => chunked(rounds, async (part) => (await batched()).statuses(part)),
+    support: (rounds) => chunked(rounds, async (part) => (await batched()).support(part)),
   };
 }
 
