@@ -4,7 +4,14 @@ import type { CollectorStorage } from "../src/api.js";
 import { openStorage, startCollector } from "../src/index.js";
 import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { delta, deltasBy, parseMetrics, sample } from "./metrics-text.js";
-import { clickhouseCluster, createRoundFor, describeWith, mixedRecords, reportsOf, TOKEN } from "./support.js";
+import {
+  clickhouseCluster,
+  createRoundFor,
+  describeWith,
+  mixedRecords,
+  reportsOf,
+  TOKEN,
+} from "./support.js";
 
 const SIZE = sample("calm_collector_group_commit_size_sum", { backend: "clickhouse" });
 const GROUPS = sample("calm_collector_group_commit_size_count", { backend: "clickhouse" });
