@@ -17,6 +17,7 @@ import { prepareTables, select } from "./clickhouse-schema.js";
 import { CLOSED, type JobResult, REPORT_MARK, ShardWriter, storeShardGroup } from "./clickhouse-writer.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "./errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "./migrations/clickhouse.js";
+import type { SchemaMigration } from "./migrations/runner.js";
 import { clickHouseRoundReads } from "./storage/clickhouse/campaign-summary.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "./storage-rows.js";
 
@@ -158,8 +159,9 @@ export async function openClickHouseStorage(
       log: { level: ClickHouseLogLevel.OFF },
     }),
   );
+  let schemaMigration: SchemaMigration;
   try {
-    await prepareTables(clients, location);
+    schemaMigration = await prepareTables(clients, location);
   } catch (error) {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     throw new StorageError(`openClickHouseStorage: cannot prepare the cluster: ${message(error)}`);
@@ -167,7 +169,9 @@ export async function openClickHouseStorage(
   const http = location.shards.map(
     (shard) => new ShardHttp(shard, location.username, location.password, location.database, requestTimeout),
   );
-  return new ClickHouseStorage(clients, http, location, requestTimeout, pipeline);
+  const storage = new ClickHouseStorage(clients, http, location, requestTimeout, pipeline);
+  storage.schemaMigration = schemaMigration;
+  return storage;
 }
 
 function message(error: unknown): string {
@@ -176,6 +180,8 @@ function message(error: unknown): string {
 
 class ClickHouseStorage implements CollectorStorage {
   readonly backend = "clickhouse";
+  /** What opening the cluster did to its schema (see migrations/clickhouse.ts). */
+  schemaMigration: SchemaMigration | undefined;
   readonly #clients: ClickHouseClient[];
   readonly #http: ShardHttp[];
   readonly #db: string;
