@@ -1,7 +1,8 @@
 import { seededRng } from "@calm-ldp/random";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, it, vi } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { openStorage, startCollector } from "../src/index.js";
+import { ROUND_GAUGES_TTL_MS } from "../src/metrics.js";
 import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { delta, deltasBy, parseMetrics, sample } from "./metrics-text.js";
 import {
@@ -10,6 +11,7 @@ import {
   describeWith,
   mixedRecords,
   reportsOf,
+  sleep,
   TOKEN,
 } from "./support.js";
 
@@ -65,7 +67,20 @@ describeWith(clickhouseCluster(), "metrics on ClickHouse: group commits", (servi
       await post(sent[0]!);
       await post([...reportsOf(plan, records, 200, 10, rng), ...sent[1]!.slice(0, 10)]);
       const after = await scrape();
+      // Round gauges (recomputed past their TTL from the batched reads): 1 round, open, 210 ids held.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + ROUND_GAUGES_TTL_MS + 1);
+      let gauges = await scrape();
+      for (let i = 0; i < 50 && gauges.get("calm_collector_held_report_ids") !== 210; i++) {
+        await sleep(50);
+        gauges = await scrape();
+      }
+      vi.useRealTimers();
+      const rounds = ["rounds", "open_rounds", "held_report_ids"].map((g) =>
+        gauges.get(`calm_collector_${g}`),
+      );
       return {
+        rounds,
         reports: deltasBy(before, after, "calm_collector_reports_total", "outcome"),
         size: delta(before, after, SIZE),
         groups: delta(before, after, GROUPS),
@@ -80,6 +95,7 @@ describeWith(clickhouseCluster(), "metrics on ClickHouse: group commits", (servi
   it("group sizes add up to exactly the load's reports; durations counted per group; unwired: nothing", async () => {
     const wired = await load(true, 31);
     expect(wired.reports).toEqual({ stored: 210, duplicate: 30 });
+    expect(wired.rounds).toEqual([1, 1, 210]);
     expect(wired.size).toBe(240); // every report posted: 210 stored + 30 duplicates
     // Both shards' writers committed groups (at most one per batch and shard), none failed.
     expect(wired.groups).toBeGreaterThanOrEqual(2);
