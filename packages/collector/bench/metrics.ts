@@ -1,6 +1,6 @@
 /**
  * What one Prometheus scrape of `GET /metrics` costs: a collector in this
- * process (`--backend duckdb` (default) or `postgres`) with 10, then 100 rounds
+ * process (`--backend duckdb` (default), `postgres` or `clickhouse`) with 10, then 100 rounds
  * (each with 200 stored reports and a few refused batches, so every labelled
  * series exists), then
  * 1. `GET /metrics` over loopback HTTP (a scrape never waits for the storage:
@@ -10,7 +10,7 @@
  *    (`CollectorMetrics` with a TTL of 0: the storage's `roundTotals`, one
  *    statement), i.e. the storage work done every 5 s.
  * Prints the median and p90 milliseconds per scrape over 200 scrapes and the
- * exposition's bytes. Run: `flock /tmp/calm-bench.lock npx tsx bench/metrics.ts [--backend postgres]`.
+ * exposition's bytes. Run: `flock /tmp/calm-bench.lock npx tsx bench/metrics.ts [--backend postgres|clickhouse]`.
  */
 import { createReport, readPlan } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";

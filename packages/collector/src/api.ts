@@ -165,6 +165,12 @@ export interface CollectorStorage {
   ping(): Promise<void>;
   /** Optional: rounds, open rounds and report rows held over every round, in one read (metrics). */
   roundTotals?(): Promise<RoundTotals>;
+  /**
+   * Optional: reads of many rounds at once (listings, campaign pages and series), a
+   * fixed number of queries however many rounds; see {@link RoundReads}. Without it
+   * callers read round by round (`roundReadsOf` in round-reads.ts).
+   */
+  roundReads?(): RoundReads;
   /** Optional: call `listener` after every group commit (size in reports, duration; for metrics). */
   observeGroupCommits?(listener: GroupCommitListener): void;
   /**
@@ -177,6 +183,25 @@ export interface CollectorStorage {
   readonly schemaMigration?: SchemaMigration | undefined;
   /** Finish pending writes and release the database. */
   close(): Promise<void>;
+}
+
+/** What a listing shows of a round: its counters, its state and the report ids it holds. */
+export interface RoundStatus {
+  readonly counts: RoundCounts;
+  readonly state: RoundState;
+  readonly idsHeld: number;
+}
+
+/**
+ * Reads of many rounds, each answer in the order of `rounds` and equal to the
+ * per-round read (`roundState`, `counts` + `roundState` + `heldIds`,
+ * `supportCounts`) of each round: a fixed number of queries per call, whatever
+ * the number of rounds (callers pass at most ROUND_READS_CHUNK rounds at once).
+ */
+export interface RoundReads {
+  states(rounds: readonly StoredRound[]): Promise<RoundState[]>;
+  statuses(rounds: readonly StoredRound[]): Promise<RoundStatus[]>;
+  support(rounds: readonly StoredRound[]): Promise<SupportCounts[]>;
 }
 
 /** Totals over a storage's rounds: rounds stored, rounds not closed, report rows (ids) held. */

@@ -1,7 +1,8 @@
 import { REPORT_ID_PATTERN } from "@calm-ldp/client";
-import type { CampaignTag, RoundCounts, RoundState, StoredRound } from "./api.js";
+import type { CampaignTag, RoundCounts, RoundState, RoundStatus, StoredRound } from "./api.js";
 import type { CollectorContext } from "./collector-context.js";
 import { reject } from "./errors.js";
+import { roundReadsOf } from "./round-reads.js";
 
 /** The query of `GET /v1/rounds`: `campaign=<id>` (that campaign's rounds) or `campaign=none` (rounds of no campaign). */
 const ROUNDS_QUERY = {
@@ -56,8 +57,9 @@ export function idsDropAfter(closedAt: string | null, idRetentionMs: number): st
  * - `GET /v1/rounds[?campaign=<id>|none]`: `{idRetentionMs, rounds}`, every round that takes
  *   reports (campaign definitions are not rounds), oldest first, each a `RoundSummary`
  *   (the status endpoint's counters, its state, ids held and when they go).
- * Cost: one `listRounds`; then per campaign one state query, per listed round its
- * counters, state and held ids (three queries, all rounds at once). A storage without
+ * Cost: one `listRounds`; then one query for the states of the campaigns' latest
+ * rounds, or the listed rounds' counters, states and held ids in a fixed number of
+ * queries (`roundReadsOf`; a storage without batched reads: three per round). A storage without
  * `listRounds` answers 501 `campaigns-unsupported`.
  */
 export function registerListings(context: CollectorContext): void {
@@ -80,7 +82,8 @@ export function registerListings(context: CollectorContext): void {
         if (wanted === undefined) return true;
         return wanted === "none" ? tag === undefined : tag?.id === wanted;
       });
-      const rounds = await Promise.all(listed.map((round) => summarizeRound(context, round)));
+      const statuses = await roundReadsOf(storage).statuses(listed);
+      const rounds = listed.map((round, i) => summarizeRound(round, statuses[i]!, idRetentionMs));
       return { idRetentionMs, rounds };
     },
   );
@@ -93,25 +96,30 @@ export function registerListings(context: CollectorContext): void {
       if (tag?.role === "round") members.set(tag.id, [...(members.get(tag.id) ?? []), round]);
     }
     const definitions = all.filter((round) => round.request.campaign?.role === "definition");
-    const campaigns = await Promise.all(
-      definitions.map(async (definition): Promise<CampaignSummary> => {
-        const tag = definition.request.campaign as Extract<CampaignTag, { role: "definition" }>;
-        const rounds = (members.get(definition.id) ?? []).sort((a, b) => indexOf(a) - indexOf(b));
-        const last = rounds.at(-1);
-        const open = last !== undefined && (await storage.roundState(last)).closedAt === null;
-        return {
-          campaign: definition.id,
-          createdAt: definition.createdAt,
-          eps: definition.plan.eps,
-          k: definition.request.k,
-          m: definition.plan.m,
-          roundEveryMs: tag.roundEveryMs ?? null,
-          instantEps: tag.instantEps ?? null,
-          rounds: rounds.length,
-          openRound: open ? last.id : null,
-        };
-      }),
+    const sorted = definitions.map((definition) =>
+      (members.get(definition.id) ?? []).sort((a, b) => indexOf(a) - indexOf(b)),
     );
+    const lasts = sorted.flatMap((rounds) => rounds.slice(-1));
+    const lastStates = new Map(
+      (await roundReadsOf(storage).states(lasts)).map((state, i) => [lasts[i]!.id, state]),
+    );
+    const campaigns = definitions.map((definition, i): CampaignSummary => {
+      const tag = definition.request.campaign as Extract<CampaignTag, { role: "definition" }>;
+      const rounds = sorted[i]!;
+      const last = rounds.at(-1);
+      const open = last !== undefined && lastStates.get(last.id)?.closedAt === null;
+      return {
+        campaign: definition.id,
+        createdAt: definition.createdAt,
+        eps: definition.plan.eps,
+        k: definition.request.k,
+        m: definition.plan.m,
+        roundEveryMs: tag.roundEveryMs ?? null,
+        instantEps: tag.instantEps ?? null,
+        rounds: rounds.length,
+        openRound: open ? last.id : null,
+      };
+    });
     return { campaigns };
   });
 }
@@ -122,14 +130,9 @@ function indexOf(round: StoredRound): number {
   return tag?.role === "round" ? tag.index : 0;
 }
 
-/** A round's `RoundSummary`: three storage queries. */
-async function summarizeRound(context: CollectorContext, round: StoredRound): Promise<RoundSummary> {
-  const { storage } = context;
-  const [counts, state, idsHeld] = await Promise.all([
-    storage.counts(round),
-    storage.roundState(round),
-    storage.heldIds(round),
-  ]);
+/** A round's `RoundSummary` from its status (counters, state, ids held). O(views + reasons). */
+function summarizeRound(round: StoredRound, status: RoundStatus, idRetentionMs: number): RoundSummary {
+  const { counts, state, idsHeld } = status;
   const tag = round.request.campaign;
   return {
     round: round.id,
@@ -141,7 +144,7 @@ async function summarizeRound(context: CollectorContext, round: StoredRound): Pr
     m: round.plan.m,
     ...counts,
     ...state,
-    idsDropAfter: idsDropAfter(state.closedAt, context.settings.idRetentionMs),
+    idsDropAfter: idsDropAfter(state.closedAt, idRetentionMs),
     idsHeld,
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CollectorStorage, GroupCommitListener, RoundState, RoundTotals, StoreResult } from "./api.js";
+import { roundReadsOf } from "./round-reads.js";
 
 /** Bucket bounds of the request latency histogram, in seconds (1 ms .. 10 s). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -224,12 +225,16 @@ class RoundGauges {
     const rounds = await this.#storage.listRounds();
     let open = 0;
     let held = 0;
-    for (const round of rounds) {
-      if (this.#final.has(round.no)) continue;
-      const state: RoundState = await this.#storage.roundState(round);
+    const pending = rounds.filter((round) => !this.#final.has(round.no));
+    // A storage with batched reads answers every round's state and held ids in a few queries.
+    const statuses = this.#storage.roundReads
+      ? await roundReadsOf(this.#storage).statuses(pending)
+      : undefined;
+    for (const [i, round] of pending.entries()) {
+      const state: RoundState = statuses?.[i]?.state ?? (await this.#storage.roundState(round));
       if (state.closedAt === null) open++;
       if (state.idsDroppedAt !== null) this.#final.add(round.no);
-      else held += await this.#storage.heldIds(round);
+      else held += statuses?.[i]?.idsHeld ?? (await this.#storage.heldIds(round));
     }
     return { rounds: rounds.length, open, held };
   }

@@ -1,11 +1,11 @@
 import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
 import { CannotRunError } from "@calm-ldp/errors";
-import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
+import type { MarginalAnswer, RoundCounts, RoundRequest, StoredRound } from "./api.js";
 import { roundEstimateOptions } from "./campaigns.js";
 import type { CollectorContext } from "./collector-context.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { unaryOnesFlags } from "./defences/unary-ones.js";
-import { keptSupportCounts, unaryReportCheck } from "./defences/unary-report-check.js";
+import { estimationCounts, unaryReportCheck } from "./defences/unary-report-check.js";
 import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
 import {
@@ -36,7 +36,7 @@ type RoundParams = { id: string };
  */
 export function registerRounds(context: CollectorContext, gate?: ReportGate): void {
   const { app, storage, admin, cors, findRound, rounds } = context;
-  const { maxBatch, idRetentionMs, unaryReportAlpha } = context.settings;
+  const { maxBatch, idRetentionMs } = context.settings;
   // Unary reports dropped by the per-report count test, per round (this process, since start).
   const dropped = new Map<string, number>();
 
@@ -88,6 +88,7 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
     async (request) => {
       const round = await findRound(request.params.id);
       const accepted = validateBatch(round.id, round.plan, request.body);
+      const unaryReportAlpha = unaryCheckAlpha(round, context.settings.unaryReportAlpha);
       await gate?.(round, request.body.reports as readonly { id: string; view: number; token?: string }[]); // protected mode: each report spends a valid token
       // Crafted unary reports (implausible number of ones) are acknowledged, not stored.
       const check =
@@ -109,6 +110,7 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
     { onRequest: admin, schema: { params: ROUND_PARAMS } },
     async (request) => {
       const round = await findRound(request.params.id);
+      const unaryReportAlpha = unaryCheckAlpha(round, context.settings.unaryReportAlpha);
       const counts: RoundCounts = await storage.counts(round);
       const [state, idsHeld] = await Promise.all([storage.roundState(round), storage.heldIds(round)]);
       // Statistical flags (defences/): views off their expected share; unary views' ones off honest.
@@ -174,20 +176,9 @@ function registerMarginals({ app, storage, admin, findRound, settings }: Collect
           ? undefined
           : "a campaign round de-biased with its instantaneous layer",
       );
-      const stored = await storage.supportCounts(round);
       // With the per-report unary check, the kept reports' law is re-based (defences/unary-report-check.ts).
-      const counts =
-        settings.unaryReportAlpha === undefined
-          ? stored
-          : {
-              reportsPerView: stored.reportsPerView,
-              support: keptSupportCounts(
-                plan,
-                stored.support,
-                stored.reportsPerView,
-                settings.unaryReportAlpha,
-              ).map((c) => Float64Array.from(c)),
-            };
+      const alpha = unaryCheckAlpha(round, settings.unaryReportAlpha);
+      const counts = estimationCounts(plan, await storage.supportCounts(round), alpha);
       let answer: EstimatedMarginal;
       try {
         answer = estimateMarginal(plan, counts, attributes, options, estimator, level);
@@ -211,4 +202,13 @@ function registerMarginals({ app, storage, admin, findRound, settings }: Collect
       };
     },
   );
+}
+
+/**
+ * The per-report unary check's rate for `round`: the collector's, but none for a
+ * campaign round with an instantaneous layer (its honest reports follow the two
+ * layers' law, not the plan's p and q the check and its re-basing assume). O(1).
+ */
+export function unaryCheckAlpha(round: StoredRound, alpha: number | undefined): number | undefined {
+  return roundEstimateOptions(round).instantEps === undefined ? alpha : undefined;
 }

@@ -128,6 +128,7 @@ export async function createCollector(options: CollectorOptions): Promise<Fastif
     rounds: context.rounds,
     maxBatch: settings.maxBatch,
     maxQueryCells: settings.maxQueryCells,
+    unaryReportAlpha: settings.unaryReportAlpha,
     now: () => new Date(),
   });
   registerListings(context);

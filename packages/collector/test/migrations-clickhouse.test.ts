@@ -1,32 +1,206 @@
-import { planCalm } from "@calm-ldp/calm-core";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CalmPlan, planCalm } from "@calm-ldp/calm-core";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { expect, it } from "vitest";
-import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
+import type { CollectorStorage } from "../src/api.js";
+import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
 import { CLICKHOUSE_SCHEMA_VERSION } from "../src/migrations/clickhouse.js";
-import { onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
-import { acceptedReport, clickhouseCluster, describeWith, fixedId, roundToStore } from "./support.js";
+import { REPORT_MARK } from "../src/storage/clickhouse/write-offs.js";
+import { freshDatabase, onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
+import {
+  acceptedReport,
+  clickhouseCluster,
+  describeWith,
+  fixedId,
+  packageDir,
+  roundToStore,
+} from "./support.js";
+
+const plan = planCalm({ schema: uniformSchema(4, 2), eps: 1, k: 2, n: 1000 });
+const OPEN = fixedId(4242);
+const DROPPED = fixedId(4343);
+/** A layout 1/2 round's number: 48 bits of SHA-256 of its id (as those layouts and this one make it). */
+const numberOf = (id: string) =>
+  Number.parseInt(createHash("sha256").update(id).digest("hex").slice(0, 12), 16);
+
+/** `count` reports from id `first`: report i in view i mod m, supporting cell i mod its cells. */
+function fixtureReports(first: number, count: number) {
+  return Array.from({ length: count }, (_, i) => {
+    const view = (first + i) % plan.m;
+    return { id: fixedId(first + i), view, cell: (first + i) % plan.views[view]!.cells };
+  });
+}
+type Report = ReturnType<typeof fixtureReports>[number];
+
+/** Per view, per cell, the reports supporting it. */
+function support(reports: readonly Report[]): number[][] {
+  const counts = plan.views.map((view) => new Array<number>(view.cells).fill(0));
+  for (const r of reports) counts[r.view]![r.cell]!++;
+  return counts;
+}
+
+/** The cluster holding `layout`'s tables and rows as a collector of that version left them. */
+async function writeLayout(url: string, layout: 1 | 2) {
+  const { database: db, cluster, shards } = parseClickHouseUrl(url);
+  const text = readFileSync(
+    join(packageDir, "test", "fixtures", "layouts", `clickhouse-v${layout}.sql`),
+    "utf8",
+  );
+  const statements = text
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^--.*$/gm, "").trim())
+    .filter((s) => s.length > 0)
+    .map((s) => s.replaceAll("{db}", db).replaceAll("{cluster}", cluster));
+  for (const statement of statements) await onEveryShard(url, statement);
+  const onShard = async (i: number, sql: string) => {
+    const response = await fetch(`${shards[i]}/`, { method: "POST", body: sql });
+    if (!response.ok) throw new Error(await response.text());
+  };
+  const rows = (no: number, reports: readonly Report[]) =>
+    reports.map((r) => `(${no}, '${r.id}', ${r.view}, [${r.cell}])`).join(", ");
+  const byShard = (reports: readonly Report[]) =>
+    shards.map((_, i) => reports.filter((r) => shardOf(r.id, shards.length) === i));
+  const rounds = layout === 2 ? [OPEN, DROPPED] : [OPEN];
+  for (const id of rounds) {
+    const request = JSON.stringify(roundToStore(plan, id).request);
+    await onEveryShard(
+      url,
+      `INSERT INTO ${db}.calm_rounds VALUES (${numberOf(id)}, '${id}', '2026-01-01T00:00:00Z', '${JSON.stringify(plan)}', '${request}')`,
+    );
+  }
+  // The open round: 40 reports in their shards, report 1 twice (two collectors raced on it).
+  const open = fixtureReports(1, 40);
+  for (const [i, part] of byShard([...open, open[0]!]).entries())
+    if (part.length > 0)
+      await onShard(i, `INSERT INTO ${db}.calm_reports VALUES ${rows(numberOf(OPEN), part)}`);
+  await onShard(
+    0,
+    `INSERT INTO ${db}.calm_counters VALUES (${numberOf(OPEN)}, 'duplicates', 3), (${numberOf(OPEN)}, 'rejected:schema', 2)`,
+  );
+  if (layout === 1) return;
+  // Layout 2: a round closed with its ids dropped: its counts kept per shard, its mark on
+  // every shard, and some of its rows still there (the delete is an asynchronous mutation).
+  const dropped = fixtureReports(100, 25);
+  const no = numberOf(DROPPED);
+  await onEveryShard(
+    url,
+    `INSERT INTO ${db}.calm_round_state VALUES (${no}, '${DROPPED}', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z')`,
+  );
+  for (const [i, part] of byShard(dropped).entries()) {
+    const cells = new Map<string, number>();
+    for (const r of part)
+      for (const key of [`${r.view},${REPORT_MARK}`, `${r.view},${r.cell}`])
+        cells.set(key, (cells.get(key) ?? 0) + 1);
+    if (cells.size > 0)
+      await onShard(
+        i,
+        `INSERT INTO ${db}.calm_closed_counts VALUES ${[...cells].map(([key, n]) => `(${no}, ${key}, ${n})`).join(", ")}`,
+      );
+  }
+  await onShard(0, `INSERT INTO ${db}.calm_reports VALUES ${rows(no, byShard(dropped)[0]!.slice(0, 3))}`);
+}
+
+/** The round holds exactly `reports` (counted once each), with these counters. */
+async function expectRound(storage: CollectorStorage, id: string, reports: Report[], counters: object) {
+  const round = (await storage.findRound(id))!;
+  const perView = new Array<number>(plan.m).fill(0);
+  for (const r of reports) perView[r.view]!++;
+  expect(await storage.counts(round)).toEqual({ accepted: reports.length, perView, ...counters });
+  const counted = await storage.supportCounts(round);
+  expect(counted.support.map((cells) => Array.from(cells))).toEqual(support(reports));
+  return round;
+}
 
 describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
   const url = suiteClickhouseDatabase(service.url!, "layout");
   const { database } = parseClickHouseUrl(url);
-  const versions = async () =>
-    (await onEveryShard(url, `SELECT max(version) FROM ${database}.calm_schema_version`)).map(Number);
+  const versions = async (at = url) =>
+    (
+      await onEveryShard(
+        at,
+        `SELECT max(version) FROM ${parseClickHouseUrl(at).database}.calm_schema_version`,
+      )
+    ).map(Number);
 
-  it("an earlier layout (reports in a ReplacingMergeTree, no maintained counts) is refused naming the fix; the current one is stamped; a newer one is refused", async () => {
-    // As layouts 1 and 2 left a cluster: calm_reports a ReplacingMergeTree, no version table.
-    await onEveryShard(url, `CREATE DATABASE IF NOT EXISTS ${database}`);
-    await onEveryShard(
-      url,
-      `CREATE TABLE ${database}.calm_reports (round_no UInt64, report_id UUID, view UInt32,
-         cells Array(UInt32)) ENGINE = ReplacingMergeTree() ORDER BY (round_no, report_id)`,
-    );
-    await expect(openClickHouseStorage(url)).rejects.toThrow(/made by an earlier collector.*fresh database/);
-    await onEveryShard(url, `DROP TABLE ${database}.calm_reports`);
+  for (const layout of [1, 2] as const)
+    it(`layout ${layout} is migrated: every round's counts, support, ids and state kept; old ids still known`, async () => {
+      const at = freshDatabase(service.url!, `layout${layout}`);
+      try {
+        await writeLayout(at, layout);
+        let storage = await openClickHouseStorage(at);
+        expect(storage.schemaMigration).toMatchObject({ backend: "clickhouse", from: layout, to: 3 });
+        expect(storage.schemaMigration!.steps.map((s) => s.slice(0, 6))).toEqual(
+          layout === 1 ? ["1 -> 2", "2 -> 3"] : ["2 -> 3"],
+        );
+        expect(await versions(at)).toEqual([3, 3]);
+        const open = fixtureReports(1, 40);
+        const round = await expectRound(storage, OPEN, open, { duplicates: 3, rejected: { schema: 2 } });
+        expect(await storage.heldIds(round)).toBe(40); // one row per id: the raced copy is gone
+        expect(await storage.roundState(round)).toEqual({ closedAt: null, idsDroppedAt: null });
+        expect(
+          await storage.storeReports(round, [
+            acceptedReport(1, open[0]!.view, [open[0]!.cell]),
+            acceptedReport(999, 0, [0]),
+          ]),
+        ).toEqual({ stored: 1, duplicates: 1 });
+        if (layout === 2) {
+          const dropped = await expectRound(storage, DROPPED, fixtureReports(100, 25), {
+            duplicates: 0,
+            rejected: {},
+          });
+          expect(await storage.heldIds(dropped)).toBe(0);
+          expect(await storage.roundState(dropped)).toEqual({
+            closedAt: "2026-01-02T00:00:00Z",
+            idsDroppedAt: "2026-01-03T00:00:00Z",
+          });
+        }
+        await storage.close();
+        // Opened again: nothing left to do, the data as migrated.
+        storage = await openClickHouseStorage(at);
+        expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 3, to: 3, steps: [] });
+        expect((await storage.counts((await storage.findRound(OPEN))!)).accepted).toBe(41);
+        await storage.close();
+      } finally {
+        await onEveryShard(at, `DROP DATABASE IF EXISTS ${parseClickHouseUrl(at).database}`);
+      }
+    }, 120_000);
 
-    const plan = planCalm({ schema: uniformSchema(4, 2), eps: 1, k: 2, n: 1000 });
+  it("a step 2 -> 3 interrupted mid-copy (old table renamed, new one half filled) is redone whole", async () => {
+    const at = freshDatabase(service.url!, "layout2cut");
+    const db = parseClickHouseUrl(at).database;
+    try {
+      await writeLayout(at, 2);
+      await onEveryShard(at, `RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v2`);
+      await onEveryShard(
+        at,
+        `CREATE TABLE ${db}.calm_reports (round_no UInt64, report_id UUID, view UInt32, cells Array(UInt32))
+         ENGINE = MergeTree() ORDER BY (round_no, report_id)`,
+      );
+      await onEveryShard(
+        at,
+        `INSERT INTO ${db}.calm_reports SELECT * FROM ${db}.calm_reports_v2 WHERE round_no = ${numberOf(OPEN)} LIMIT 5`,
+      );
+      const storage = await openClickHouseStorage(at);
+      expect(storage.schemaMigration).toMatchObject({ from: 2, to: 3 });
+      const round = await expectRound(storage, OPEN, fixtureReports(1, 40), {
+        duplicates: 3,
+        rejected: { schema: 2 },
+      });
+      expect(await storage.heldIds(round)).toBe(40);
+      await expectRound(storage, DROPPED, fixtureReports(100, 25), { duplicates: 0, rejected: {} });
+      await storage.close();
+    } finally {
+      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
+    }
+  }, 120_000);
+
+  it("the current layout is stamped and kept; a newer one is refused", async () => {
     let storage = await openClickHouseStorage(url);
+    expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 0, to: 3, steps: [] });
     expect(await versions()).toEqual([CLICKHOUSE_SCHEMA_VERSION, CLICKHOUSE_SCHEMA_VERSION]);
-    const round = await storage.createRound(roundToStore(plan, fixedId(77)));
+    const round = await storage.createRound(roundToStore(plan as CalmPlan, fixedId(77)));
     await storage.storeReports(round, [acceptedReport(1, 0, [1]), acceptedReport(2, 0, [0])]);
     expect((await storage.counts(round)).accepted).toBe(2);
     expect(await storage.ready!()).toEqual({

@@ -1,5 +1,6 @@
 import type { CampaignTag, CollectorStorage, RoundState, StoredRound } from "../api.js";
 import { reject } from "../errors.js";
+import { roundReadsOf } from "../round-reads.js";
 import type { Campaign, CampaignRound } from "./types.js";
 
 /** Every stored round; 501 `campaigns-unsupported` for a storage that cannot list them. One query. */
@@ -29,9 +30,9 @@ export async function loadCampaign(storage: CollectorStorage, id: string): Promi
   return { id, definition, roundEveryMs: tag.roundEveryMs, instantEps: tag.instantEps, rounds: members };
 }
 
-/** The state of every round of the campaign, oldest first: one query per round. */
+/** The state of every round of the campaign, oldest first: one batched read (`roundReadsOf`). */
 export function roundStates(storage: CollectorStorage, campaign: Campaign): Promise<RoundState[]> {
-  return Promise.all(campaign.rounds.map((r) => storage.roundState(r)));
+  return roundReadsOf(storage).states(campaign.rounds);
 }
 
 /** The state of the campaign's latest round (undefined without rounds): one query. */

@@ -1,6 +1,7 @@
 import { CannotRunError } from "@calm-ldp/errors";
 import type { FastifyInstance } from "fastify";
 import type { RoundState, SupportCounts } from "../api.js";
+import { estimationCounts } from "../defences/unary-report-check.js";
 import {
   type EstimatedMarginal,
   type Estimator,
@@ -8,6 +9,7 @@ import {
   intervalFields,
 } from "../estimate-marginal.js";
 import { type MarginalQuery, marginalQuery } from "../query-attributes.js";
+import { roundReadsOf } from "../round-reads.js";
 import { ROUND_PARAMS } from "../schemas.js";
 import { roundStates } from "./load.js";
 import { rangeFilter } from "./range-filter.js";
@@ -34,9 +36,10 @@ type SeriesQuery = { attrs: string; from?: string; to?: string; estimator?: Esti
  * de-biased for the clients' instantaneous layer when the campaign has one
  * (estimateCalm's `instantEps`). `interval=0.95` adds per round the per-cell
  * interval as on the round endpoint (`noInterval` says why for a round with a view
- * without reports; 400 for calm-plus or an instantaneous layer). Cost: a roll-over
- * read, one state query per round, then per round in range one aggregate query
- * and one estimate.
+ * without reports; 400 for calm-plus or an instantaneous layer). Counts are re-based
+ * for the per-report unary check as on the round endpoint (`estimationCounts`). Cost:
+ * a roll-over read, one batched state read, one batched support read (a fixed number
+ * of queries per 1000 rounds), then one estimate per round in range.
  */
 export function registerSeriesRoute(app: FastifyInstance, { context, current }: CampaignRoutes): void {
   const { storage } = context;
@@ -55,9 +58,13 @@ export function registerSeriesRoute(app: FastifyInstance, { context, current }: 
       );
       const inRange = rangeFilter(request.query.from, request.query.to);
       const series = [];
+      const shown = campaign.rounds.filter(inRange);
+      const support = await roundReadsOf(storage).support(shown); // one read for all rounds
+      let shownIndex = 0;
       for (const [i, round] of campaign.rounds.entries()) {
         if (!inRange(round)) continue;
-        const counts = await storage.supportCounts(round);
+        const alpha = campaign.instantEps === undefined ? context.unaryReportAlpha : undefined;
+        const counts = estimationCounts(plan, support[shownIndex++]!, alpha);
         series.push(seriesPoint(campaign, round, closed[i]!, counts, query));
       }
       const { attributes, estimator } = query;

@@ -40,6 +40,8 @@ export interface CampaignContext {
   readonly rounds: Map<string, StoredRound>;
   readonly maxBatch: number;
   readonly maxQueryCells: number;
+  /** The per-report unary check's false-positive rate (undefined: off); estimates re-base on it. */
+  readonly unaryReportAlpha: number | undefined;
   readonly now: () => Date;
 }
 

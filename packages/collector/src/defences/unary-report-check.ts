@@ -1,4 +1,5 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
+import type { SupportCounts } from "../api.js";
 import { InvalidParameterError } from "../errors.js";
 
 /** Default chance that an honest unary report is dropped by {@link unaryReportCheck}. */
@@ -169,4 +170,25 @@ export function keptSupportCounts(
       return Math.min(n, Math.max(0, Math.round(n * (q + (p - q) * f))));
     });
   });
+}
+
+/**
+ * The support counts a round's marginal is estimated from: as stored when the
+ * per-report check is off (`alpha` undefined), else re-based to the kept reports'
+ * law ({@link keptSupportCounts}). Every estimate the collector serves (round,
+ * campaign series) goes through here, so none reads the kept reports as if
+ * unfiltered. O(sum of cells).
+ */
+export function estimationCounts(
+  plan: CalmPlan,
+  stored: SupportCounts,
+  alpha: number | undefined,
+): SupportCounts {
+  if (alpha === undefined) return stored;
+  return {
+    reportsPerView: stored.reportsPerView,
+    support: keptSupportCounts(plan, stored.support, stored.reportsPerView, alpha).map((c) =>
+      Float64Array.from(c),
+    ),
+  };
 }

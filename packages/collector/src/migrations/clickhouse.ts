@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SchemaVersionCheck } from "../api.js";
-import { SchemaVersionError } from "./runner.js";
+import { type SchemaMigration, SchemaVersionError } from "./runner.js";
 
 /**
  * The ClickHouse layout this code writes: 1 rounds, reports, counters (and
@@ -8,8 +8,8 @@ import { SchemaVersionError } from "./runner.js";
  * history of storage/clickhouse/storage.ts); 3 reports in a plain MergeTree with
  * per-(round, view, cell) counts maintained as rows arrive (`calm_cell_counts`,
  * its materialized view, `calm_count_fixes`; storage/clickhouse/schema.ts). Layouts 1
- * and 2 kept reports in a ReplacingMergeTree and no maintained counts: opening
- * one is refused with a message naming the fix (a fresh database), not migrated.
+ * and 2 kept reports in a ReplacingMergeTree read with FINAL and no maintained
+ * counts: `migrateClickHouseShard` takes them to 3 (see CLICKHOUSE_STEPS).
  */
 export const CLICKHOUSE_SCHEMA_VERSION = 3;
 
@@ -32,8 +32,12 @@ export function clickHouseShard(client: ClickHouseClient): ClickHouseShard {
   };
 }
 
+/** The table of a shard's schema versions: one row per migration (TinyLog). */
+export const versionTable = (db: string) =>
+  `CREATE TABLE IF NOT EXISTS ${db}.calm_schema_version (version UInt32, migrated_at String) ENGINE = TinyLog`;
+
 /** The version stored on one shard (0: none stored yet). */
-async function shardVersion(shard: ClickHouseShard, db: string): Promise<number> {
+export async function shardVersion(shard: ClickHouseShard, db: string): Promise<number> {
   const rows = await shard.select(`SELECT max(version), count() FROM ${db}.calm_schema_version`);
   return Number(rows[0]?.[1] ?? 0) === 0 ? 0 : Number(rows[0]![0]);
 }
@@ -45,9 +49,7 @@ async function shardVersion(shard: ClickHouseShard, db: string): Promise<number>
  * older one stamped with CLICKHOUSE_SCHEMA_VERSION. O(1) queries per shard.
  */
 export async function versionClickHouseShard(shard: ClickHouseShard, db: string): Promise<number> {
-  await shard.command(
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_schema_version (version UInt32, migrated_at String) ENGINE = TinyLog`,
-  );
+  await shard.command(versionTable(db));
   const found = await shardVersion(shard, db);
   if (found > CLICKHOUSE_SCHEMA_VERSION)
     throw new SchemaVersionError("clickhouse", found, CLICKHOUSE_SCHEMA_VERSION);
@@ -65,4 +67,125 @@ export async function clickHouseSchemaVersion(
 ): Promise<SchemaVersionCheck> {
   const versions = await Promise.all(shards.map((shard) => shardVersion(shard, db)));
   return { found: Math.min(...versions), expected: CLICKHOUSE_SCHEMA_VERSION };
+}
+
+/** A table's engine on the shard, or undefined when it does not exist. */
+async function engineOf(shard: ClickHouseShard, db: string, table: string): Promise<string | undefined> {
+  const rows = await shard.select(
+    `SELECT engine FROM system.tables WHERE database = '${db}' AND name = '${table}'`,
+  );
+  return rows.length === 0 ? undefined : String(rows[0]![0]);
+}
+
+/**
+ * The layout of a shard that stores no version (written before versions were
+ * stored), read from its tables: 0 empty; 1 reports in a ReplacingMergeTree;
+ * 2 that and `calm_round_state` (or step 3 interrupted after its rename); 3
+ * reports in a MergeTree.
+ */
+async function inferShardVersion(shard: ClickHouseShard, db: string): Promise<number> {
+  const reports = await engineOf(shard, db, "calm_reports");
+  if (reports === undefined) return (await engineOf(shard, db, "calm_reports_v2")) ? 2 : 0;
+  if (reports === "MergeTree") return 3;
+  return (await engineOf(shard, db, "calm_round_state")) ? 2 : 1;
+}
+
+/** One step from version `to - 1` to `to` on one shard; `create` is the current layout's DDL. Idempotent. */
+interface ClickHouseStep {
+  readonly to: number;
+  readonly what: string;
+  run(shard: ClickHouseShard, db: string, create: readonly string[]): Promise<void>;
+}
+
+/**
+ * Step 3 (reports in a MergeTree, maintained counts) from a layout-2 shard:
+ * `calm_reports` is renamed `calm_reports_v2`; the layout-3 tables are made
+ * afresh (dropping what an interrupted run left) and filled: the rows of every
+ * round whose ids this shard has not dropped, read `FINAL` (one row per id, as
+ * layout 2 counted them; the materialized view counts them as they are
+ * inserted), and for the rounds it dropped their counts kept at closing
+ * (`calm_closed_counts`, into `calm_cell_counts`); then `calm_reports_v2` goes
+ * (the mark that the copy is whole), and the closed counts. ClickHouse has no
+ * transactions: a run interrupted before the old table is dropped is redone
+ * from the start by the next open; after it, only the drops are left.
+ * Cost: O(held report rows) per shard, copied inside ClickHouse.
+ */
+async function toMaintainedCounts(shard: ClickHouseShard, db: string, create: readonly string[]) {
+  const reports = await engineOf(shard, db, "calm_reports");
+  if (reports !== undefined && reports !== "MergeTree")
+    await shard.command(`RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v2`);
+  if (await engineOf(shard, db, "calm_reports_v2")) {
+    for (const table of ["calm_cell_counts_mv", "calm_cell_counts", "calm_count_fixes", "calm_reports"])
+      await shard.command(`DROP TABLE IF EXISTS ${db}.${table}`);
+    for (const statement of create) await shard.command(statement);
+    const dropped = `(SELECT round_no FROM ${db}.calm_round_state WHERE ids_dropped_at != '')`;
+    await shard.command(
+      `INSERT INTO ${db}.calm_reports SELECT round_no, report_id, view, cells
+       FROM ${db}.calm_reports_v2 FINAL WHERE round_no NOT IN ${dropped}`,
+    );
+    if (await engineOf(shard, db, "calm_closed_counts"))
+      await shard.command(
+        `INSERT INTO ${db}.calm_cell_counts SELECT round_no, view, cell, toInt64(count)
+         FROM ${db}.calm_closed_counts FINAL WHERE round_no IN ${dropped}`,
+      );
+    await shard.command(`DROP TABLE ${db}.calm_reports_v2`);
+  }
+  await shard.command(`DROP TABLE IF EXISTS ${db}.calm_closed_counts_all`);
+  await shard.command(`DROP TABLE IF EXISTS ${db}.calm_closed_counts`);
+}
+
+/**
+ * The steps from the earlier layouts, one per version (git history of
+ * clickhouse-storage.ts: layout 1 at e341907, 2 before ae03b9d). Step 2 makes
+ * the tables closing needs (its Distributed `calm_closed_counts_all` is left out:
+ * step 3 drops it, and nothing between reads it).
+ */
+const CLICKHOUSE_STEPS: readonly ClickHouseStep[] = [
+  {
+    to: 2,
+    what: "calm_round_state and calm_closed_counts (closing rounds, dropping their ids)",
+    run: async (shard, db) => {
+      await shard.command(`CREATE TABLE IF NOT EXISTS ${db}.calm_round_state (round_no UInt64,
+        round_id String, closed_at String, ids_dropped_at String) ENGINE = MergeTree() ORDER BY round_no`);
+      await shard.command(`CREATE TABLE IF NOT EXISTS ${db}.calm_closed_counts (round_no UInt64, view UInt32,
+        cell UInt32, count UInt64) ENGINE = ReplacingMergeTree() ORDER BY (round_no, view, cell)`);
+    },
+  },
+  {
+    to: 3,
+    what: "calm_reports as a MergeTree with maintained counts (rows copied FINAL; O(held reports))",
+    run: toMaintainedCounts,
+  },
+];
+
+/**
+ * Before a shard's tables are created: its schema version (stored, or inferred
+ * from its tables), a newer one refused (`SchemaVersionError`), an older one
+ * (layouts 1 and 2) taken to CLICKHOUSE_SCHEMA_VERSION one step per version,
+ * each step stamped once done. `create` is the current layout's DDL (`CREATE ...
+ * IF NOT EXISTS`). Run by one process at a time per database (the migrate
+ * command, or the first collector opened after an upgrade). O(1) queries when
+ * current; the copy of step 3 otherwise.
+ */
+export async function migrateClickHouseShard(
+  shard: ClickHouseShard,
+  db: string,
+  create: readonly string[],
+): Promise<SchemaMigration> {
+  await shard.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
+  await shard.command(versionTable(db));
+  const stored = await shardVersion(shard, db);
+  const found = stored > 0 ? stored : await inferShardVersion(shard, db);
+  if (found > CLICKHOUSE_SCHEMA_VERSION)
+    throw new SchemaVersionError("clickhouse", found, CLICKHOUSE_SCHEMA_VERSION);
+  const steps: string[] = [];
+  for (const step of CLICKHOUSE_STEPS) {
+    if (found === 0 || step.to <= found) continue;
+    await step.run(shard, db, create);
+    await shard.command(
+      `INSERT INTO ${db}.calm_schema_version VALUES (${step.to}, '${new Date().toISOString()}')`,
+    );
+    steps.push(`${step.to - 1} -> ${step.to}: ${step.what}`);
+  }
+  return { backend: "clickhouse", from: found, to: CLICKHOUSE_SCHEMA_VERSION, steps };
 }

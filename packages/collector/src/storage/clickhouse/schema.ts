@@ -1,5 +1,11 @@
 import type { ClickHouseClient } from "@clickhouse/client";
-import { clickHouseShard, versionClickHouseShard } from "../../migrations/clickhouse.js";
+import {
+  CLICKHOUSE_SCHEMA_VERSION,
+  clickHouseShard,
+  migrateClickHouseShard,
+  versionClickHouseShard,
+} from "../../migrations/clickhouse.js";
+import type { SchemaMigration } from "../../migrations/runner.js";
 import { REPORT_MARK } from "./write-offs.js";
 
 /** Where the tables go: `database` on every shard of `cluster`, one client per shard in shard order. */
@@ -26,15 +32,15 @@ export interface ClusterTables {
  *   shard), `calm_round_state` (closing and dropping times, on every shard), and
  *   `Distributed` tables `calm_reports_all`, `calm_counters_all` over the
  *   cluster (the counts are read from each shard's local tables).
- * Then each shard's schema version is checked and stamped (migrations/clickhouse.ts).
- * Throws when a shard is not the cluster's shard of its position, or when
- * `calm_reports` exists with another engine (layouts 1 and 2, made by an earlier
- * collector: not migrated, see CLICKHOUSE_SCHEMA_VERSION).
+ * Each shard of an earlier layout (1, 2) is migrated first, and its schema
+ * version checked and stamped (migrations/clickhouse.ts); resolves with what
+ * that did. Throws when a shard is not the cluster's shard of its position, or
+ * its schema is newer than this collector's.
  */
 export async function prepareTables(
   clients: readonly ClickHouseClient[],
   location: ClusterTables,
-): Promise<void> {
+): Promise<SchemaMigration> {
   const { database: db, cluster } = location;
   const distributed = (table: string) =>
     `CREATE TABLE IF NOT EXISTS ${db}.${table}_all AS ${db}.${table}
@@ -60,7 +66,7 @@ export async function prepareTables(
     distributed("calm_reports"),
     distributed("calm_counters"),
   ];
-  await Promise.all(
+  const migrations = await Promise.all(
     clients.map(async (client, i) => {
       const rows = await select(
         client,
@@ -72,22 +78,22 @@ export async function prepareTables(
           `${location.shards[i]} is not shard ${i + 1} of ${clients.length} of cluster ${cluster} ` +
             `(its system.clusters: shard ${rows.map((r) => r[0]).join(",") || "none"} of ${shards[0]?.[0]})`,
         );
-      const engine = await select(
-        client,
-        `SELECT engine FROM system.tables WHERE database = '${db}' AND name = 'calm_reports'`,
-      );
-      if (engine.length > 0 && engine[0]![0] !== "MergeTree")
-        throw new Error(
-          `${db}.calm_reports on ${location.shards[i]} is a ${String(engine[0]![0])} table made by an earlier ` +
-            "collector; this one needs a MergeTree and maintained counts (use a fresh database)",
-        );
+      const migration = await migrateClickHouseShard(clickHouseShard(client), db, schema);
       for (const statement of schema) {
         // Two collectors starting at once may race on CREATE ... IF NOT EXISTS: retry once.
         await client.command({ query: statement }).catch(() => client.command({ query: statement }));
       }
       await versionClickHouseShard(clickHouseShard(client), db);
+      return migration;
     }),
   );
+  // The shards' steps agree unless an earlier run was interrupted: the oldest layout found, the most steps.
+  return {
+    backend: "clickhouse",
+    from: Math.min(...migrations.map((m) => m.from)),
+    to: CLICKHOUSE_SCHEMA_VERSION,
+    steps: migrations.reduce<readonly string[]>((a, m) => (m.steps.length > a.length ? m.steps : a), []),
+  };
 }
 
 /** A query's rows (`JSONCompact`). */

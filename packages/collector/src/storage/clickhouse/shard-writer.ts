@@ -1,4 +1,4 @@
-import type { AcceptedReport, StoredRound, StoreResult } from "../../api.js";
+import type { AcceptedReport, GroupCommitListener, StoredRound, StoreResult } from "../../api.js";
 import { uuidWords } from "../../uuid-set.js";
 import type { HeldIds } from "./held-ids.js";
 import type { ShardHttp } from "./http.js";
@@ -26,6 +26,9 @@ interface Inserted {
   no: number;
   entries: Entry[];
   fresh: Picked;
+  /** The group's reports (all its jobs') and when its step began (`performance.now()`), for metrics. */
+  size: number;
+  started: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -56,6 +59,7 @@ const EMPTY = Buffer.alloc(0);
  */
 export class ShardWriter {
   readonly #chains: ShardChain[];
+  readonly #listeners: GroupCommitListener[] = [];
   #turn = 0;
 
   constructor(
@@ -67,8 +71,13 @@ export class ShardWriter {
     const order = options.pipeline > 1 ? new InsertOrder() : undefined;
     this.#chains = Array.from(
       { length: options.pipeline },
-      () => new ShardChain(shard, db, held, order, options.maxGroupReports, options.failure),
+      () => new ShardChain(shard, db, held, order, options.maxGroupReports, options.failure, this.#listeners),
     );
+  }
+
+  /** Call `listener` once per group of this shard when it is answered (its reports, duration, outcome; metrics). */
+  observe(listener: GroupCommitListener): void {
+    this.#listeners.push(listener);
   }
 
   submit(job: Job): Promise<JobResult> {
@@ -113,7 +122,14 @@ class ShardChain {
     readonly order: InsertOrder | undefined,
     readonly maxGroupReports: number,
     readonly failure: (error: unknown) => unknown,
+    readonly listeners: readonly GroupCommitListener[],
   ) {}
+
+  /** Tells the listeners that a group of `size` reports begun at `started` was answered. */
+  #observed(size: number, started: number, failed: boolean): void {
+    const seconds = (performance.now() - started) / 1000;
+    for (const listener of this.listeners) listener({ size, seconds, failed });
+  }
 
   submit(job: Job): Promise<JobResult> {
     return new Promise<JobResult>((resolve, reject) => {
@@ -160,6 +176,9 @@ class ShardChain {
     if (this.#pending && this.#pending.no !== no) await this.#checkAlone();
     const prev = this.#pending;
     this.#pending = undefined;
+    const started = performance.now();
+    let size = 0;
+    for (const entry of entries) size += entry.job.reports.length;
     const inserted = this.order ? await this.order.enter(entries.map((e) => e.job)) : () => {};
     const candidates = pick(no, entries, this.held);
     let answer: string[][];
@@ -180,6 +199,7 @@ class ShardChain {
       inserted();
       if (prev) this.#fail(prev, error);
       for (const entry of entries) entry.reject(this.failure(error));
+      this.#observed(size, started, true);
       return;
     }
     let closed = false;
@@ -202,6 +222,7 @@ class ShardChain {
       unpick(no, candidates, this.held);
       inserted();
       for (const entry of entries) entry.reject(this.failure(error));
+      this.#observed(size, started, true);
       return;
     }
     const open = closed ? entries.filter((entry) => entry.job.force) : entries;
@@ -220,11 +241,12 @@ class ShardChain {
     } catch (error) {
       unpick(no, fresh, this.held);
       for (const entry of open) entry.reject(this.failure(error));
+      this.#observed(size, started, true);
       return;
     } finally {
       inserted();
     }
-    const step = { no, entries: open, fresh };
+    const step = { no, entries: open, fresh, size, started };
     if (fresh.reports.length > 0) this.#pending = step;
     else await this.#settle(step, []);
   }
@@ -272,6 +294,7 @@ class ShardChain {
       entries.forEach((entry, j) => {
         entry.resolve(results[j]!);
       });
+      this.#observed(group.size, group.started, false);
     } catch (error) {
       this.#fail(group, error);
     }
@@ -281,6 +304,7 @@ class ShardChain {
   #fail(group: Inserted, error: unknown): void {
     unpick(group.no, group.fresh, this.held);
     for (const entry of group.entries) entry.reject(this.failure(error));
+    this.#observed(group.size, group.started, true);
   }
 }
 

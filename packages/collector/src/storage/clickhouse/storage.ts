@@ -3,7 +3,9 @@ import { type ClickHouseClient, ClickHouseLogLevel, createClient } from "@clickh
 import type {
   AcceptedReport,
   CollectorStorage,
+  GroupCommitListener,
   RoundCounts,
+  RoundReads,
   RoundState,
   SchemaVersionCheck,
   StoredRound,
@@ -12,7 +14,9 @@ import type {
 } from "../../api.js";
 import { InvalidParameterError, RoundClosedError, StorageError } from "../../errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "../../migrations/clickhouse.js";
+import type { SchemaMigration } from "../../migrations/runner.js";
 import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "../../storage-rows.js";
+import { clickHouseRoundReads } from "./campaign-summary.js";
 import { HeldIds } from "./held-ids.js";
 import { ShardHttp } from "./http.js";
 import { prepareTables, select } from "./schema.js";
@@ -100,8 +104,9 @@ export async function openClickHouseStorage(
       log: { level: ClickHouseLogLevel.OFF },
     }),
   );
+  let schemaMigration: SchemaMigration;
   try {
-    await prepareTables(clients, location);
+    schemaMigration = await prepareTables(clients, location);
   } catch (error) {
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     throw new StorageError(`openClickHouseStorage: cannot prepare the cluster: ${message(error)}`);
@@ -109,7 +114,9 @@ export async function openClickHouseStorage(
   const http = location.shards.map(
     (shard) => new ShardHttp(shard, location.username, location.password, location.database, requestTimeout),
   );
-  return new ClickHouseStorage(clients, http, location, requestTimeout, pipeline);
+  const storage = new ClickHouseStorage(clients, http, location, requestTimeout, pipeline);
+  storage.schemaMigration = schemaMigration;
+  return storage;
 }
 
 function message(error: unknown): string {
@@ -118,6 +125,8 @@ function message(error: unknown): string {
 
 class ClickHouseStorage implements CollectorStorage {
   readonly backend = "clickhouse";
+  /** What opening the cluster did to its schema (see migrations/clickhouse.ts). */
+  schemaMigration: SchemaMigration | undefined;
   readonly #clients: ClickHouseClient[];
   readonly #http: ShardHttp[];
   readonly #db: string;
@@ -403,6 +412,20 @@ class ClickHouseStorage implements CollectorStorage {
         else if (count !== 0) supportRows.push([view, cell, count]);
       }
     return supportFromRows(round.plan, reportRows, supportRows);
+  }
+
+  observeGroupCommits(listener: GroupCommitListener): void {
+    for (const writer of this.#writers) writer.observe(listener);
+  }
+
+  /** Reads of many rounds in a fixed number of requests (storage/clickhouse/campaign-summary.ts). */
+  roundReads(): RoundReads {
+    return clickHouseRoundReads({
+      db: this.#db,
+      read: (sql) => this.#guard("read", () => select(this.#readClient(), sql)),
+      readShards: (sql) =>
+        this.#guard("read", () => Promise.all(this.#http.map((shard) => shard.query(sql)))),
+    });
   }
 
   async ping(): Promise<void> {

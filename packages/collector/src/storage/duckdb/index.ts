@@ -4,9 +4,11 @@ import { StorageError } from "../../errors.js";
 import { duckDbSchemaVersion } from "../../migrations/duckdb.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
+import { duckDbRoundReads } from "./campaign-summary.js";
 import { DuckDbWriter } from "./ingest.js";
 import { DuckDbReader } from "./reads.js";
 import { prepareSchema } from "./schema.js";
+import { bitViews } from "./support-sql.js";
 
 /** Options of {@link openDuckDbStorage}. */
 export interface DuckDbStorageOptions {
@@ -136,6 +138,15 @@ class DuckDbStorage extends SqlStorageReads implements api.CollectorStorage {
 
   supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {
     return this.#reader.supportCounts(round);
+  }
+
+  /** Reads of many rounds in a fixed number of queries (campaign-summary.ts). */
+  roundReads(): api.RoundReads {
+    return duckDbRoundReads({
+      read: (sql, values) => this.read(sql, values),
+      readWith: (body) => this.#reader.readWith(body),
+      bitWidth: (plan) => bitViews(plan).width,
+    });
   }
 
   observeGroupCommits(listener: api.GroupCommitListener): void {

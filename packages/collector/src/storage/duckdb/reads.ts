@@ -19,7 +19,7 @@ export class DuckDbReader {
 
   /** One read statement with positional parameters; rows as arrays. */
   read(sql: string, values: (string | number)[]): Promise<unknown[][]> {
-    return this.#readWith(
+    return this.readWith(
       async (reader) => (await reader.runAndReadAll(sql, values)).getRows() as unknown[][],
     );
   }
@@ -29,7 +29,7 @@ export class DuckDbReader {
    * transaction (one snapshot) for both aggregates, so they agree while writes go on.
    */
   async supportCounts(round: StoredRound): Promise<SupportCounts> {
-    const [reports, support] = await this.#readWith(async (reader) => {
+    const [reports, support] = await this.readWith(async (reader) => {
       await reader.run("BEGIN TRANSACTION");
       try {
         const perView = await reader.runAndReadAll(PER_VIEW_SQL, [round.no]);
@@ -47,8 +47,8 @@ export class DuckDbReader {
     await this.#reads.catch(() => undefined);
   }
 
-  /** `body` on the connection after the reads queued before it. */
-  #readWith<T>(body: (reader: DuckDBConnection) => Promise<T>): Promise<T> {
+  /** `body` on the connection after the reads queued before it (alone: reads run one at a time). */
+  readWith<T>(body: (reader: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new StorageError("DuckDB storage: closed"));
     const result = this.#reads.then(() => body(this.connection));
     this.#reads = result.catch(() => undefined);

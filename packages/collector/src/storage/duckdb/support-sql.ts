@@ -29,6 +29,19 @@ export const bitViews = perObject(
 );
 
 /**
+ * Per bit x < `width`, the count of a view's report rows whose `cell_bits` has
+ * bit x set (`count_if`), as a comma-separated SQL list: on `cell_bits::INTEGER`
+ * when every bit view has at most 31 cells (faster), else on the BIGINT.
+ */
+export function bitCounts(width: number): string {
+  return Array.from({ length: width }, (_, x) =>
+    width <= 31
+      ? `count_if((cell_bits::INTEGER & ${2 ** x}) <> 0)`
+      : `count_if((cell_bits & (${BigInt.asIntN(64, 1n << BigInt(x))})::BIGINT) <> 0)`,
+  ).join(", ");
+}
+
+/**
  * A round's support counts per (view, cell) while its rows are held (`$1` the
  * round): group counts, older per-report rows, and the bits of the report rows:
  * `count_if(cell_bits & 2^x <> 0)` per view and bit x < the plan's widest bit
@@ -41,11 +54,7 @@ export const bitViews = perObject(
  */
 const heldSupportSql = perObject((plan: CalmPlan): string => {
   const { width } = bitViews(plan);
-  const counts = Array.from({ length: width }, (_, x) =>
-    width <= 31
-      ? `count_if((cell_bits::INTEGER & ${2 ** x}) <> 0)`
-      : `count_if((cell_bits & (${BigInt.asIntN(64, 1n << BigInt(x))})::BIGINT) <> 0)`,
-  ).join(", ");
+  const counts = bitCounts(width);
   const bits =
     width === 0
       ? ""

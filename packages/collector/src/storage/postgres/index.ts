@@ -4,6 +4,7 @@ import type * as api from "../../api.js";
 import { InvalidParameterError } from "../../errors.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
+import { postgresRoundReads } from "./campaign-summary.js";
 import { PostgresDb } from "./connection.js";
 import { IdDropper } from "./drop.js";
 import { DeltaFolder } from "./fold.js";
@@ -111,6 +112,11 @@ class PostgresStorage extends SqlStorageReads implements api.CollectorStorage {
 
   supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {
     return supportCounts(this.#db, round);
+  }
+
+  /** Reads of many rounds in a fixed number of queries (campaign-summary.ts). */
+  roundReads(): api.RoundReads {
+    return postgresRoundReads(this.#db);
   }
 
   observeGroupCommits(listener: api.GroupCommitListener): void {
