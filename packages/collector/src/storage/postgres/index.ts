@@ -116,7 +116,11 @@ class PostgresStorage extends SqlStorageReads implements api.CollectorStorage {
 
   /** Reads of many rounds in a fixed number of queries (campaign-summary.ts). */
   roundReads(): api.RoundReads {
-    return postgresRoundReads(this.#db);
+    const db = this.#db;
+    return postgresRoundReads({
+      read: (sql, values) => db.read(sql, values),
+      snapshot: (body) => db.snapshot(body),
+    });
   }
 
   observeGroupCommits(listener: api.GroupCommitListener): void {
