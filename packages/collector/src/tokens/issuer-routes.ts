@@ -91,6 +91,31 @@ function campaignView(text: string | undefined, key: WindowKey, views: number): 
   };
 }
 
+/** Each decoded request blind-signed under `key` (base64, in order). O(requests) RSA private operations. */
+const signAll = (key: WindowKey, decoded: readonly Uint8Array[]): string[] =>
+  decoded.map((bytes, index) => encodeBase64(blindSign(key, bytes, index)));
+
+/**
+ * Tokens for an attested device in the window `id` (a plain round, or a
+ * campaign's campaign tokens), under `id`'s key: the requests decoded for that key
+ * (400 before any quota is taken), the attester's identity and budget for the
+ * device, the quota taken (all or nothing, 403 `quota-exhausted`), then each
+ * request blind-signed. O(requests) RSA private operations plus the ledger's write.
+ */
+async function attestedTokens(
+  context: IssuerContext,
+  id: string,
+  requests: readonly string[],
+  attestation: string | undefined,
+  address: string,
+): Promise<string[]> {
+  const key = await context.keyring.keyFor(id);
+  const decoded = decodeRequests(requests, key);
+  const { identity, budget } = await context.attester.vouch({ attestation, address, round: id });
+  await context.ledger.take(id, identity, decoded.length, budget);
+  return signAll(key, decoded);
+}
+
 /**
  * The issuer's endpoints (public, CORS like the plan and report endpoints):
  * - `GET /v1/rounds/:id/token-key[?view=v]`: `{round, tokenType: 2, publicKey, challenge, attester, scope: "round"}`
@@ -168,22 +193,13 @@ export function registerIssuer(context: IssuerContext): void {
     async (request) => {
       const round = await open(rounds.round(request.params.id));
       const { requests, attestation, campaignToken } = request.body;
-      if (round.campaign === undefined) {
-        const key = await keyring.keyFor(round.id);
-        const decoded = decodeRequests(requests, key);
-        const { identity, budget } = await attester.vouch({
-          attestation,
-          address: request.ip,
-          round: round.id,
-        });
-        await ledger.take(round.id, identity, decoded.length, budget);
-        return { responses: decoded.map((bytes, index) => encodeBase64(blindSign(key, bytes, index))) };
-      }
+      if (round.campaign === undefined)
+        return { responses: await attestedTokens(context, round.id, requests, attestation, request.ip) };
       const { view, id } = campaignView(campaignToken, await keyring.keyFor(round.campaign), round.views);
       const key = await keyring.keyFor(viewKeyName(round.id, view), round.id);
       const decoded = decodeRequests(requests, key);
       await ledger.take(round.id, `campaign-token:${id}`, decoded.length, context.campaignRoundBudget);
-      return { responses: decoded.map((bytes, index) => encodeBase64(blindSign(key, bytes, index))), view };
+      return { responses: signAll(key, decoded), view };
     },
   );
   app.get<{ Params: { id: string } }>(
@@ -206,16 +222,8 @@ export function registerIssuer(context: IssuerContext): void {
     },
     async (request) => {
       const campaign = await open(rounds.campaign(request.params.id));
-      const key = await keyring.keyFor(campaign.id);
-      const decoded = decodeRequests(request.body.requests, key);
-      const { attestation } = request.body;
-      const { identity, budget } = await attester.vouch({
-        attestation,
-        address: request.ip,
-        round: campaign.id,
-      });
-      await ledger.take(campaign.id, identity, decoded.length, budget);
-      return { responses: decoded.map((bytes, index) => encodeBase64(blindSign(key, bytes, index))) };
+      const { requests, attestation } = request.body;
+      return { responses: await attestedTokens(context, campaign.id, requests, attestation, request.ip) };
     },
   );
 }
