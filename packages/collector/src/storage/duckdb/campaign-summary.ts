@@ -1,14 +1,8 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { RoundReads, StoredRound, SupportCounts } from "../../api.js";
-import { perRound, roundList, rowsByRound } from "../../round-reads.js";
-import { REPORTS_MARK, supportFromRows } from "../../storage-rows.js";
-import {
-  perViewOfRoundsSql,
-  type SqlRead,
-  sqlRoundStates,
-  sqlRoundStatuses,
-} from "../shared/sql-round-reads.js";
+import type { RoundReads } from "../../api.js";
+import { REPORTS_MARK } from "../../storage-rows.js";
+import { perViewOfRoundsSql, type SqlRead, sqlRoundReads } from "../shared/sql-round-reads.js";
 import { bitCounts } from "./support-sql.js";
 
 /**
@@ -51,36 +45,17 @@ export interface DuckDbReadAccess {
  * transaction (one snapshot, as `supportCounts` reads one round).
  */
 export function duckDbRoundReads(access: DuckDbReadAccess): RoundReads {
-  return {
-    states: (rounds) => sqlRoundStates(access.read, rounds),
-    statuses: (rounds) => sqlRoundStatuses(access.read, rounds),
-    support: (rounds) => duckDbSupportOfRounds(access, rounds),
-  };
-}
-
-async function duckDbSupportOfRounds(
-  access: DuckDbReadAccess,
-  rounds: readonly StoredRound[],
-): Promise<SupportCounts[]> {
-  if (rounds.length === 0) return [];
-  const list = roundList(rounds);
-  const width = Math.max(...rounds.map((round) => access.bitWidth(round.plan)));
-  const [perView, cells] = await access.readWith(async (reader) => {
-    await reader.run("BEGIN TRANSACTION");
-    try {
-      const views = await reader.runAndReadAll(perViewOfRoundsSql(list));
-      const support = await reader.runAndReadAll(supportOfRoundsSql(list, width));
-      return [views.getRows(), support.getRows()];
-    } finally {
-      await reader.run("COMMIT");
-    }
+  return sqlRoundReads(access.read, (rounds, list) => {
+    const width = Math.max(...rounds.map((round) => access.bitWidth(round.plan)));
+    return access.readWith(async (reader) => {
+      await reader.run("BEGIN TRANSACTION");
+      try {
+        const perView = await reader.runAndReadAll(perViewOfRoundsSql(list));
+        const cells = await reader.runAndReadAll(supportOfRoundsSql(list, width));
+        return { perView: perView.getRows(), cells: cells.getRows() };
+      } finally {
+        await reader.run("COMMIT");
+      }
+    });
   });
-  const views = rowsByRound(perView!);
-  return perRound(rounds, rowsByRound(cells!), (round, support) =>
-    supportFromRows(
-      round.plan,
-      (views.get(round.no) ?? []).map(([view, held, closed]) => [view, Number(held) + Number(closed)]),
-      support,
-    ),
-  );
 }

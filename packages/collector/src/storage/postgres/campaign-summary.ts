@@ -1,13 +1,8 @@
 import type pg from "pg";
-import type { RoundReads, StoredRound, SupportCounts } from "../../api.js";
-import { perRound, roundList, rowsByRound } from "../../round-reads.js";
-import { cellOffsets, REPORTS_MARK, supportFromRows } from "../../storage-rows.js";
-import {
-  perViewOfRoundsSql,
-  type SqlRead,
-  sqlRoundStates,
-  sqlRoundStatuses,
-} from "../shared/sql-round-reads.js";
+import type { RoundReads, StoredRound } from "../../api.js";
+import { rowsByRound } from "../../round-reads.js";
+import { cellOffsets, REPORTS_MARK } from "../../storage-rows.js";
+import { perViewOfRoundsSql, type SqlRead, sqlRoundReads } from "../shared/sql-round-reads.js";
 
 /**
  * Support counts per (round, view, cell) of the rounds `list` (PostgreSQL) that
@@ -45,34 +40,20 @@ export interface PostgresReadAccess {
  * snapshot (reports per view, the layout-free counts, the deltas by flat index).
  */
 export function postgresRoundReads(access: PostgresReadAccess): RoundReads {
-  return {
-    states: (rounds) => sqlRoundStates(access.read, rounds),
-    statuses: (rounds) => sqlRoundStatuses(access.read, rounds),
-    support: (rounds) => postgresSupportOfRounds(access, rounds),
-  };
-}
-
-async function postgresSupportOfRounds(
-  access: PostgresReadAccess,
-  rounds: readonly StoredRound[],
-): Promise<SupportCounts[]> {
-  if (rounds.length === 0) return [];
-  const list = roundList(rounds);
   const rows = (client: pg.PoolClient, text: string) =>
     client.query({ text, rowMode: "array" }).then((result) => result.rows as unknown[][]);
-  const [perView, cells, deltas] = await access.snapshot(async (client) => [
-    await rows(client, perViewOfRoundsSql(list)),
-    await rows(client, supportOfRoundsSql(list)),
-    await rows(client, deltasOfRoundsSql(list)),
-  ]);
-  const views = rowsByRound(perView);
-  const flat = rowsByRound(deltas);
-  return perRound(rounds, rowsByRound(cells), (round, support) =>
-    supportFromRows(
-      round.plan,
-      (views.get(round.no) ?? []).map(([view, held, closed]) => [view, Number(held) + Number(closed)]),
-      withDeltas(round, support, flat.get(round.no) ?? []),
-    ),
+  return sqlRoundReads(access.read, (_, list) =>
+    access.snapshot(async (client) => {
+      const perView = await rows(client, perViewOfRoundsSql(list));
+      const cells = await rows(client, supportOfRoundsSql(list));
+      const deltas = rowsByRound(await rows(client, deltasOfRoundsSql(list)));
+      return {
+        perView,
+        cells,
+        complete: (round: StoredRound, support: unknown[][]) =>
+          withDeltas(round, support, deltas.get(round.no) ?? []),
+      };
+    }),
   );
 }
 

@@ -1,6 +1,6 @@
-import type { RoundState, RoundStatus, StoredRound } from "../../api.js";
+import type { RoundReads, RoundState, RoundStatus, StoredRound, SupportCounts } from "../../api.js";
 import { perRound, roundList, rowsByRound } from "../../round-reads.js";
-import { countsFromRows, REPORTS_MARK, stateFromRow } from "../../storage-rows.js";
+import { countsFromRows, REPORTS_MARK, stateFromRow, supportFromRows } from "../../storage-rows.js";
 
 /** A backend's read: one statement with positional parameters `$1...`, rows as arrays. */
 export type SqlRead = (sql: string, values: (string | number)[]) => Promise<unknown[][]>;
@@ -17,6 +17,49 @@ export const perViewOfRoundsSql = (list: string): string =>
     UNION ALL SELECT round_no, view, 0, count FROM calm_closed_counts
     WHERE round_no IN ${list} AND cell = ${REPORTS_MARK}
   ) AS t GROUP BY round_no, view`;
+
+/** A round's `[view, held, closed]` rows of perViewOfRoundsSql as `[view, reports]` (held + closed). O(rows). */
+const reportsPerView = (rows: readonly unknown[][]): unknown[][] =>
+  rows.map(([view, held, closed]) => [view, Number(held) + Number(closed)]);
+
+/** What a backend reads, in one snapshot, for the support counts of the rounds `list` (see {@link sqlRoundReads}). */
+export interface SupportRowsOfRounds {
+  /** The rows of `perViewOfRoundsSql(list)`: `[round, view, held, closed]`. */
+  readonly perView: unknown[][];
+  /** The backend's support counts: `[round, view, cell, n]`. */
+  readonly cells: unknown[][];
+  /** A round's `[view, cell, n]` rows completed by what the backend read beside them (none: as read). */
+  readonly complete?: (round: StoredRound, rows: unknown[][]) => unknown[][];
+}
+
+/**
+ * The batched reads of many rounds (see `RoundReads`) of a backend that runs SQL
+ * (DuckDB, PostgreSQL): states one query and statuses three through `read`;
+ * support counts from the rows `supportRows(rounds, list)` reads in one snapshot
+ * (`list`: the rounds' numbers, `roundList`), assembled per round by
+ * `supportFromRows`. O(rows read) here beyond the backend's queries.
+ */
+export function sqlRoundReads(
+  read: SqlRead,
+  supportRows: (rounds: readonly StoredRound[], list: string) => Promise<SupportRowsOfRounds>,
+): RoundReads {
+  return {
+    states: (rounds) => sqlRoundStates(read, rounds),
+    statuses: (rounds) => sqlRoundStatuses(read, rounds),
+    support: async (rounds): Promise<SupportCounts[]> => {
+      if (rounds.length === 0) return [];
+      const { perView, cells, complete } = await supportRows(rounds, roundList(rounds));
+      const views = rowsByRound(perView);
+      return perRound(rounds, rowsByRound(cells), (round, support) =>
+        supportFromRows(
+          round.plan,
+          reportsPerView(views.get(round.no) ?? []),
+          complete ? complete(round, support) : support,
+        ),
+      );
+    },
+  };
+}
 
 /** States of many rounds (DuckDB and PostgreSQL): one query; a round without a state row is open. */
 export async function sqlRoundStates(read: SqlRead, rounds: readonly StoredRound[]): Promise<RoundState[]> {
@@ -50,11 +93,7 @@ export async function sqlRoundStatuses(
   return rounds.map((round, i) => {
     const rows = views.get(round.no) ?? [];
     return {
-      counts: countsFromRows(
-        round,
-        rows.map(([view, held, closed]) => [view, Number(held) + Number(closed)]),
-        named.get(round.no) ?? [],
-      ),
+      counts: countsFromRows(round, reportsPerView(rows), named.get(round.no) ?? []),
       state: states[i]!,
       idsHeld: rows.reduce((sum, row) => sum + Number(row[1]), 0),
     };
