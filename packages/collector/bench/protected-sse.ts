@@ -20,7 +20,7 @@
  */
 import { CalmAggregator, estimateCalm, planCalm } from "@calm-ldp/calm-core";
 import { createReport, type WireReport } from "@calm-ldp/client";
-import { beginToken, createTokenReport, readTokenKey } from "@calm-ldp/client/tokens";
+import { beginToken, createTokenReport } from "@calm-ldp/client/tokens";
 import { createSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { decodeReport } from "../src/decode-report.js";
@@ -29,6 +29,7 @@ import { viewBalanceFlags } from "../src/defences/view-balance.js";
 import { blindSign } from "../src/tokens/blind-sign.js";
 import { checkTokenReports } from "../src/tokens/check-reports.js";
 import { TokenKeyring } from "../src/tokens/keyring.js";
+import { roundTokenKeys } from "./token-keys.js";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -77,7 +78,6 @@ const stats = (xs: number[]) => {
 
 async function main(): Promise<void> {
   const keyring = new TokenKeyring("calm-ldp");
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
   const unprotected: number[] = [];
   const protectedSse: number[] = [];
   let flaggedU = 0;
@@ -97,20 +97,13 @@ async function main(): Promise<void> {
     }
     if (r <= runs) {
       const round = `00000000-0000-4000-8000-${String(r).padStart(12, "0")}`;
-      const key = await keyring.keyFor(round);
-      const clientKey = await readTokenKey({
-        round,
-        tokenType: 2,
-        publicKey: b64(key.publicKeyBytes),
-        challenge: b64(key.challenge),
-        attester: "test",
-      });
+      const { key, clientKey } = await roundTokenKeys(keyring, round);
       const rng = seededRng(3_000_000 + r);
       const reports: WireReport[] = [];
       for (const row of rows) {
         const pending = await beginToken(clientKey);
         const signed = blindSign(key, new Uint8Array(Buffer.from(pending.request, "base64")), 0);
-        const token = await pending.finish(b64(signed));
+        const token = await pending.finish(Buffer.from(signed).toString("base64"));
         const report = await createTokenReport(plan, row, token, { rng });
         try {
           checkTokenReports(key, plan.m, [report]);

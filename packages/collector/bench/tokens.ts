@@ -28,6 +28,7 @@ import { blindSign } from "../src/tokens/blind-sign.js";
 import { checkTokenReports } from "../src/tokens/check-reports.js";
 import { TokenKeyring } from "../src/tokens/keyring.js";
 import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "../src/tokens/ledger.js";
+import { roundTokenKeys } from "./token-keys.js";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,16 +40,7 @@ const ms = (x: number) => `${x.toFixed(3)} ms`;
 async function perToken(): Promise<void> {
   const keyring = new TokenKeyring("calm-ldp");
   const round = "00000000-0000-4000-8000-000000000001";
-  const key = await keyring.keyFor(round);
-  const { readTokenKey } = await import("@calm-ldp/client/tokens");
-  const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
-  const clientKey = await readTokenKey({
-    round,
-    tokenType: 2,
-    publicKey: b64(key.publicKeyBytes),
-    challenge: b64(key.challenge),
-    attester: "test",
-  });
+  const { key, clientKey } = await roundTokenKeys(keyring, round);
   const times = {
     blind: [] as number[],
     sign: [] as number[],
@@ -63,7 +55,7 @@ async function perToken(): Promise<void> {
     const signed = blindSign(key, new Uint8Array(Buffer.from(pending.request, "base64")), 0);
     times.sign.push(performance.now() - t);
     t = performance.now();
-    const token = await pending.finish(b64(signed));
+    const token = await pending.finish(Buffer.from(signed).toString("base64"));
     times.finish.push(performance.now() - t);
     const plan = { views: { length: 28 } };
     const { viewOfToken, reportIdOfToken } = await import("@calm-ldp/client/tokens");
