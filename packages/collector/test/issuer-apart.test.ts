@@ -2,36 +2,31 @@ import { join } from "node:path";
 import {
   campaignView,
   createTokenReport,
-  fetchCampaignTokenKey,
   fetchTokenKey,
   obtainCampaignRoundTokens,
   obtainTokens,
 } from "@calm-ldp/client/tokens";
-import { afterAll, describe, expect, it } from "vitest";
-import { type RunningIssuer, startIssuer, testAttester } from "../src/index.js";
-import { freePort } from "./own-postgres.js";
-import { call, createBinaryCampaign, duckdbCollectors, mixedRound, postReports as post } from "./support.js";
+import { describe, expect, it } from "vitest";
+import {
+  call,
+  campaignToken,
+  collectorWithIssuerApart,
+  createBinaryCampaign,
+  duckdbCollectors,
+  mixedRound,
+  postReports as post,
+  suiteIssuers,
+} from "./support.js";
 
 describe("the token issuer apart from the collector (two servers, two key directories)", () => {
   const collectors = duckdbCollectors();
-  const issuers: RunningIssuer[] = [];
-  afterAll(async () => {
-    for (const issuer of issuers) await issuer.close();
-  });
+  const issuers = suiteIssuers();
   const record = [0, 1, 2, 1, 0, 3, 2, 1];
 
   it("the collector verifies the separate issuer's tokens, refuses another issuer's, and the issuer's quota survives its restart", async () => {
-    const port = await freePort();
-    const issuerUrl = `http://127.0.0.1:${port}`;
-    const { collector } = await collectors.start("apart.duckdb", { tokens: { issuerUrl } });
+    const { collector, port } = await collectorWithIssuerApart(collectors, "apart.duckdb");
     const keysA = join(collectors.dir, "issuer-a");
-    const start = (keyDir: string, at = 0) =>
-      startIssuer({ collectorUrl: collector.url, attester: testAttester(), keyDir, port: at }).then(
-        (issuer) => {
-          issuers.push(issuer);
-          return issuer;
-        },
-      );
+    const start = (keyDir: string, at = 0) => issuers.start(collector.url, { keyDir, port: at });
     let issuerA = await start(keysA, port);
     const issuerB = await start(join(collectors.dir, "issuer-b"));
     const { round, plan } = await mixedRound(collector.url, 5000, 1);
@@ -82,18 +77,13 @@ describe("the token issuer apart from the collector (two servers, two key direct
   });
 
   it("campaign tokens from the separate issuer: the collector checks each report's view against the issuer's view key", async () => {
-    const port = await freePort();
-    const issuerUrl = `http://127.0.0.1:${port}`;
-    const { collector } = await collectors.start("apart-campaign.duckdb", { tokens: { issuerUrl } });
-    const issuer = await startIssuer({ collectorUrl: collector.url, attester: testAttester(), port });
-    issuers.push(issuer);
+    const { collector, port } = await collectorWithIssuerApart(collectors, "apart-campaign.duckdb");
+    const issuer = await issuers.start(collector.url, { port });
     const { campaign, round, plan } = await createBinaryCampaign(collector.url, { n: 10_000 });
     const m = plan.views.length;
-    const [ct] = await obtainTokens(issuer.url, await fetchCampaignTokenKey(issuer.url, campaign), 1, {
-      attestation: "device",
-    });
-    const { view, tokens } = await obtainCampaignRoundTokens(issuer.url, round, ct!, m);
-    expect(view).toBe(await campaignView(ct!, m));
+    const ct = await campaignToken(issuer.url, campaign, "device");
+    const { view, tokens } = await obtainCampaignRoundTokens(issuer.url, round, ct, m);
+    expect(view).toBe(await campaignView(ct, m));
     const lying = await createTokenReport(plan, [1, 1, 0, 0], tokens[0]!, { view: (view + 1) % m });
     expect((await post(collector.url, round, [lying])).body).toMatchObject({
       statusCode: 403,

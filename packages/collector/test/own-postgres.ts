@@ -1,9 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { packageDir } from "./support.js";
+import { freePort, packageDir } from "./support.js";
 
 /**
  * A private PostgreSQL cluster for fault tests, which stop and restart it: its
@@ -53,16 +52,6 @@ export function postgresBinaries(): { bin?: string; unavailable?: string } {
   if (!bin)
     throw new Error("PostgreSQL was installed but no server binaries are in /usr/lib/postgresql/*/bin");
   return { bin };
-}
-
-/** A free TCP port on 127.0.0.1 (asked from the kernel). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== "object" || address === null) throw new Error("freePort: no address");
-  return address.port;
 }
 
 /** initdb a cluster in a fresh temporary directory and start it on a free port. */

@@ -4,7 +4,6 @@ import {
   beginToken,
   campaignView,
   createTokenReport,
-  fetchCampaignTokenKey,
   fetchTokenKey,
   obtainCampaignRoundTokens,
   obtainTokens,
@@ -12,14 +11,12 @@ import {
 } from "@calm-ldp/client/tokens";
 import { describe, expect, it } from "vitest";
 import { testAttester } from "../src/index.js";
-import { call, createBinaryCampaign, duckdbCollectors, postReports as post } from "./support.js";
+import { call, campaignToken, createBinaryCampaign, duckdbCollectors, postReports as post } from "./support.js";
 
 const perView = async (url: string, round: string) =>
   ((await call(`${url}/v1/rounds/${round}/status`, "GET")).body as { perView: number[] }).perView;
 const nextRound = async (url: string, campaign: string) =>
   (await call(`${url}/v1/campaigns/${campaign}/rounds`, "POST", {})).body.round as string;
-const campaignToken = async (url: string, campaign: string, device: string) =>
-  (await obtainTokens(url, await fetchCampaignTokenKey(url, campaign), 1, { attestation: device }))[0]!;
 
 describe("protected campaigns: the view fixed by a campaign token, carried by each round's key", () => {
   const collectors = duckdbCollectors();

@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CalmAggregator, type CalmPlan, estimateCalm } from "@calm-ldp/calm-core";
 import { createReport, readPlan, sendReports, type WireReport } from "@calm-ldp/client";
+import { fetchCampaignTokenKey, obtainTokens } from "@calm-ldp/client/tokens";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
 import { bernoulli, type Rng, seededRng, uniformInt } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -15,6 +17,7 @@ import { decodeReport } from "../src/decode-report.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type SimulateUsersResult, simulateUsers } from "../src/simulate-users.js";
 import { type RunningCollector, type StartCollectorOptions, startCollector } from "../src/start-collector.js";
+import { type IssuerOptions, type RunningIssuer, startIssuer, testAttester } from "../src/tokens/index.js";
 
 export const TOKEN = "collector-test-admin-token-0123456789";
 export const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -360,6 +363,16 @@ export function spawnCollector(
   });
 }
 
+/** A free TCP port on 127.0.0.1 (asked from the kernel). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== "object" || address === null) throw new Error("freePort: no address");
+  return address.port;
+}
+
 /** Resolve after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -421,6 +434,40 @@ export function duckdbCollectors() {
     },
   };
 }
+
+/**
+ * A collector of {@link duckdbCollectors} on `file` that verifies the tokens of
+ * an issuer apart (`tokens.issuerUrl`) to listen on 127.0.0.1:`port`, a free port
+ * the caller starts that issuer on (see {@link suiteIssuers}).
+ */
+export async function collectorWithIssuerApart(collectors: ReturnType<typeof duckdbCollectors>, file: string) {
+  const port = await freePort();
+  const { collector } = await collectors.start(file, { tokens: { issuerUrl: `http://127.0.0.1:${port}` } });
+  return { collector, port };
+}
+
+/**
+ * Token issuers apart from the collector (`startIssuer`, the test attester unless
+ * told) for a describe block: `start(collectorUrl, options)` starts one; every
+ * one started is closed after the block.
+ */
+export function suiteIssuers() {
+  const started: RunningIssuer[] = [];
+  afterAll(async () => {
+    for (const issuer of started) await issuer.close();
+  });
+  return {
+    async start(collectorUrl: string, options: Partial<IssuerOptions> = {}): Promise<RunningIssuer> {
+      const issuer = await startIssuer({ collectorUrl, attester: testAttester(), ...options });
+      started.push(issuer);
+      return issuer;
+    },
+  };
+}
+
+/** One campaign token of `campaign` from the issuer at `url`, for `device` (the test attester's attestation). */
+export const campaignToken = async (url: string, campaign: string, device: string) =>
+  (await obtainTokens(url, await fetchCampaignTokenKey(url, campaign), 1, { attestation: device }))[0]!;
 
 /** A round for `n` users of {@link mixedRecords} (seeded), created on the collector at `url` (eps 1, k 2). */
 export async function mixedRound(url: string, n: number, seed: number) {
