@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { type CalmPlan, planCalm } from "@calm-ldp/calm-core";
 import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { expect, it } from "vitest";
@@ -9,12 +7,12 @@ import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/click
 import { CLICKHOUSE_SCHEMA_VERSION } from "../src/migrations/clickhouse.js";
 import { REPORT_MARK } from "../src/storage/clickhouse/write-offs.js";
 import { freshDatabase, onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
+import { CLICKHOUSE_LAYOUTS } from "./fixtures/layouts.js";
 import {
   acceptedReport,
   clickhouseCluster,
   describeWith,
   fixedId,
-  packageDir,
   roundToStore,
 } from "./support.js";
 
@@ -44,15 +42,9 @@ function support(reports: readonly Report[]): number[][] {
 /** The cluster holding `layout`'s tables and rows as a collector of that version left them. */
 async function writeLayout(url: string, layout: 1 | 2) {
   const { database: db, cluster, shards } = parseClickHouseUrl(url);
-  const text = readFileSync(
-    join(packageDir, "test", "fixtures", "layouts", `clickhouse-v${layout}.sql`),
-    "utf8",
+  const statements = CLICKHOUSE_LAYOUTS[layout - 1]!.statements.map((s) =>
+    s.replaceAll("{db}", db).replaceAll("{cluster}", cluster),
   );
-  const statements = text
-    .split(/;\s*$/m)
-    .map((s) => s.replace(/^--.*$/gm, "").trim())
-    .filter((s) => s.length > 0)
-    .map((s) => s.replaceAll("{db}", db).replaceAll("{cluster}", cluster));
   for (const statement of statements) await onEveryShard(url, statement);
   const onShard = async (i: number, sql: string) => {
     const response = await fetch(`${shards[i]}/`, { method: "POST", body: sql });
