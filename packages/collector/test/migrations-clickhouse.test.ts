@@ -8,13 +8,7 @@ import { CLICKHOUSE_SCHEMA_VERSION } from "../src/migrations/clickhouse.js";
 import { REPORT_MARK } from "../src/storage/clickhouse/write-offs.js";
 import { freshDatabase, onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { CLICKHOUSE_LAYOUTS } from "./fixtures/layouts.js";
-import {
-  acceptedReport,
-  clickhouseCluster,
-  describeWith,
-  fixedId,
-  roundToStore,
-} from "./support.js";
+import { acceptedReport, clickhouseCluster, describeWith, fixedId, roundToStore } from "./support.js";
 
 const plan = planCalm({ schema: uniformSchema(4, 2), eps: 1, k: 2, n: 1000 });
 const OPEN = fixedId(4242);

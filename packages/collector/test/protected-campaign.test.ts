@@ -11,7 +11,13 @@ import {
 } from "@calm-ldp/client/tokens";
 import { describe, expect, it } from "vitest";
 import { testAttester } from "../src/index.js";
-import { call, campaignToken, createBinaryCampaign, duckdbCollectors, postReports as post } from "./support.js";
+import {
+  call,
+  campaignToken,
+  createBinaryCampaign,
+  duckdbCollectors,
+  postReports as post,
+} from "./support.js";
 
 const perView = async (url: string, round: string) =>
   ((await call(`${url}/v1/rounds/${round}/status`, "GET")).body as { perView: number[] }).perView;

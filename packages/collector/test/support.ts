@@ -440,7 +440,10 @@ export function duckdbCollectors() {
  * an issuer apart (`tokens.issuerUrl`) to listen on 127.0.0.1:`port`, a free port
  * the caller starts that issuer on (see {@link suiteIssuers}).
  */
-export async function collectorWithIssuerApart(collectors: ReturnType<typeof duckdbCollectors>, file: string) {
+export async function collectorWithIssuerApart(
+  collectors: ReturnType<typeof duckdbCollectors>,
+  file: string,
+) {
   const port = await freePort();
   const { collector } = await collectors.start(file, { tokens: { issuerUrl: `http://127.0.0.1:${port}` } });
   return { collector, port };
