@@ -1,11 +1,11 @@
 import { WIRE_FORMAT_VERSION } from "@calm-ldp/client";
 import { CannotRunError } from "@calm-ldp/errors";
-import type { MarginalAnswer, RoundCounts, RoundRequest, StoredRound } from "./api.js";
+import type { MarginalAnswer, RoundCounts, RoundRequest } from "./api.js";
 import { roundEstimateOptions } from "./campaigns.js";
 import type { CollectorContext } from "./collector-context.js";
 import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { unaryOnesFlags } from "./defences/unary-ones.js";
-import { estimationCounts, unaryReportCheck } from "./defences/unary-report-check.js";
+import { estimationCounts, unaryCheckAlpha, unaryReportCheck } from "./defences/unary-report-check.js";
 import { viewBalanceFlags } from "./defences/view-balance.js";
 import { reject } from "./errors.js";
 import {
@@ -177,8 +177,7 @@ function registerMarginals({ app, storage, admin, findRound, settings }: Collect
           : "a campaign round de-biased with its instantaneous layer",
       );
       // With the per-report unary check, the kept reports' law is re-based (defences/unary-report-check.ts).
-      const alpha = unaryCheckAlpha(round, settings.unaryReportAlpha);
-      const counts = estimationCounts(plan, await storage.supportCounts(round), alpha);
+      const counts = estimationCounts(round, await storage.supportCounts(round), settings.unaryReportAlpha);
       let answer: EstimatedMarginal;
       try {
         answer = estimateMarginal(plan, counts, attributes, options, estimator, level);
@@ -202,13 +201,4 @@ function registerMarginals({ app, storage, admin, findRound, settings }: Collect
       };
     },
   );
-}
-
-/**
- * The per-report unary check's rate for `round`: the collector's, but none for a
- * campaign round with an instantaneous layer (its honest reports follow the two
- * layers' law, not the plan's p and q the check and its re-basing assume). O(1).
- */
-export function unaryCheckAlpha(round: StoredRound, alpha: number | undefined): number | undefined {
-  return roundEstimateOptions(round).instantEps === undefined ? alpha : undefined;
 }

@@ -63,8 +63,7 @@ export function registerSeriesRoute(app: FastifyInstance, { context, current }: 
       let shownIndex = 0;
       for (const [i, round] of campaign.rounds.entries()) {
         if (!inRange(round)) continue;
-        const alpha = campaign.instantEps === undefined ? context.unaryReportAlpha : undefined;
-        const counts = estimationCounts(plan, support[shownIndex++]!, alpha);
+        const counts = estimationCounts(round, support[shownIndex++]!, context.unaryReportAlpha);
         series.push(seriesPoint(campaign, round, closed[i]!, counts, query));
       }
       const { attributes, estimator } = query;

@@ -2,8 +2,15 @@ import { CalmAggregator, type CalmPlan, planCalm } from "@calm-ldp/calm-core";
 import { createSchema } from "@calm-ldp/marginal-algebra";
 import { seededRng } from "@calm-ldp/random";
 import { describe, expect, it } from "vitest";
+import type { StoredRound } from "../api.js";
 import { unaryOnesFlags } from "./unary-ones.js";
-import { keptSupportCounts, unaryCountRule, unaryPq, unaryReportCheck } from "./unary-report-check.js";
+import {
+  estimationCounts,
+  keptSupportCounts,
+  unaryCountRule,
+  unaryPq,
+  unaryReportCheck,
+} from "./unary-report-check.js";
 
 /** One OUE view over two attributes of cardinality 4 (16 cells): d = 2, k = 2, m = 1. */
 function plan16(eps: number): CalmPlan {
@@ -97,6 +104,28 @@ describe("per-report count test of unary reports", () => {
     const zOf = (est: number[]) => est.reduce((s, f, x) => s + f - weights[x]!, 0) / sumSd;
     expect(Math.abs(zOf(corrected))).toBeLessThan(4);
     expect(Math.abs(zOf(broken))).toBeGreaterThan(6);
+  });
+});
+
+describe("estimationCounts: the counts every served estimate reads", () => {
+  it("re-bases a round the check ran on, and leaves a campaign round with an instantaneous layer (not checked) as stored", () => {
+    const plan = plan16(1);
+    const stored = {
+      reportsPerView: [1000],
+      support: [Float64Array.from({ length: 16 }, (_, x) => 300 + x)],
+    };
+    const round = (campaign?: { instantEps: number }): StoredRound => ({
+      id: "r",
+      no: 1,
+      createdAt: "2026-11-28T00:00:00.000Z",
+      plan,
+      request: (campaign ? { campaign: { id: "c", role: "round", index: 0, ...campaign } } : {}) as never,
+    });
+    const rebased = keptSupportCounts(plan, stored.support, stored.reportsPerView, 0.3)[0]!;
+    expect(Array.from(estimationCounts(round(), stored, 0.3).support[0]!)).toEqual(rebased);
+    expect(rebased).not.toEqual(Array.from(stored.support[0]!));
+    expect(estimationCounts(round({ instantEps: 2 }), stored, 0.3)).toBe(stored);
+    expect(estimationCounts(round(), stored, undefined)).toBe(stored);
   });
 });
 

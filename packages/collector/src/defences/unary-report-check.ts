@@ -1,5 +1,6 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
-import type { SupportCounts } from "../api.js";
+import type { StoredRound, SupportCounts } from "../api.js";
+import { roundEstimateOptions } from "../campaigns/round-id.js";
 import { InvalidParameterError } from "../errors.js";
 
 /** Default chance that an honest unary report is dropped by {@link unaryReportCheck}. */
@@ -173,21 +174,31 @@ export function keptSupportCounts(
 }
 
 /**
- * The support counts a round's marginal is estimated from: as stored when the
- * per-report check is off (`alpha` undefined), else re-based to the kept reports'
- * law ({@link keptSupportCounts}). Every estimate the collector serves (round,
- * campaign series) goes through here, so none reads the kept reports as if
- * unfiltered. O(sum of cells).
+ * The per-report unary check's rate for `round`: the collector's `alpha`, but none
+ * for a campaign round with an instantaneous layer (its honest reports follow the
+ * two layers' law, not the plan's p and q the check and its re-basing assume). O(1).
+ */
+export function unaryCheckAlpha(round: StoredRound, alpha: number | undefined): number | undefined {
+  return roundEstimateOptions(round).instantEps === undefined ? alpha : undefined;
+}
+
+/**
+ * The support counts `round`'s marginal is estimated from: as stored when the
+ * per-report check did not run on it ({@link unaryCheckAlpha} undefined), else
+ * re-based to the kept reports' law ({@link keptSupportCounts}). Every estimate the
+ * collector serves (round, campaign series) goes through here, so none reads the
+ * kept reports as if unfiltered. O(sum of cells).
  */
 export function estimationCounts(
-  plan: CalmPlan,
+  round: StoredRound,
   stored: SupportCounts,
-  alpha: number | undefined,
+  collectorAlpha: number | undefined,
 ): SupportCounts {
+  const alpha = unaryCheckAlpha(round, collectorAlpha);
   if (alpha === undefined) return stored;
   return {
     reportsPerView: stored.reportsPerView,
-    support: keptSupportCounts(plan, stored.support, stored.reportsPerView, alpha).map((c) =>
+    support: keptSupportCounts(round.plan, stored.support, stored.reportsPerView, alpha).map((c) =>
       Float64Array.from(c),
     ),
   };
