@@ -24,6 +24,12 @@ import {
 
 export { type RsaPublicKey, toBytes } from "./blind-rsa.js";
 export {
+  type HeldToken,
+  openTokenWallet,
+  type TokenWallet,
+  type TokenWalletStart,
+} from "./token-wallet.js";
+export {
   ID_LABEL,
   reportIdOfDigest,
   reportIdOfToken,
