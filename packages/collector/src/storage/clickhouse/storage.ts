@@ -15,7 +15,13 @@ import type {
 import { InvalidParameterError, RoundClosedError, StorageError } from "../../errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "../../migrations/clickhouse.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
-import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "../../storage-rows.js";
+import {
+  countsFromRows,
+  droppedCounterName,
+  roundFromRow,
+  stateFromRow,
+  supportFromRows,
+} from "../../storage-rows.js";
 import { clickHouseRoundReads } from "./campaign-summary.js";
 import { HeldIds } from "./held-ids.js";
 import { ShardHttp } from "./http.js";
@@ -268,6 +274,14 @@ class ClickHouseStorage implements CollectorStorage {
     await this.#addCounter(round, `rejected:${reason}`, reports);
   }
 
+  /** One insert of each view's counter row (`dropped:<reason>:<view>`; the counters table sums them). */
+  async countDropped(round: StoredRound, reason: string, perView: readonly number[]): Promise<void> {
+    const rows = [...perView.entries()]
+      .filter(([, reports]) => reports > 0)
+      .map(([view, value]) => ({ round_no: round.no, name: droppedCounterName(reason, view), value }));
+    if (rows.length > 0) await this.#addCounters(rows);
+  }
+
   async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
     const state = await this.roundState(round);
     if (state.closedAt !== null) return state;
@@ -446,12 +460,12 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   async #addCounter(round: StoredRound, name: string, amount: number): Promise<void> {
+    await this.#addCounters([{ round_no: round.no, name, value: amount }]);
+  }
+
+  async #addCounters(values: readonly { round_no: number; name: string; value: number }[]): Promise<void> {
     await this.#guard("write", () =>
-      this.#readClient().insert({
-        table: `${this.#db}.calm_counters`,
-        values: [{ round_no: round.no, name, value: amount }],
-        format: "JSONEachRow",
-      }),
+      this.#readClient().insert({ table: `${this.#db}.calm_counters`, values, format: "JSONEachRow" }),
     );
   }
 

@@ -3,6 +3,7 @@ import type * as api from "../../api.js";
 import { StorageError } from "../../errors.js";
 import { duckDbSchemaVersion } from "../../migrations/duckdb.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
+import { droppedCounterName } from "../../storage-rows.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
 import { duckDbRoundReads } from "./campaign-summary.js";
 import { DuckDbWriter } from "./ingest.js";
@@ -134,6 +135,16 @@ class DuckDbStorage extends SqlStorageReads implements api.CollectorStorage {
 
   async countRejected(round: api.StoredRound, reason: string, reports: number): Promise<void> {
     await this.#writer.submit({ kind: "counter", round, name: `rejected:${reason}`, amount: reports });
+  }
+
+  /** Each view's counter (`dropped:<reason>:<view>`) added in the writer's next group commit. */
+  async countDropped(round: api.StoredRound, reason: string, perView: readonly number[]): Promise<void> {
+    const jobs = [...perView.entries()]
+      .filter(([, reports]) => reports > 0)
+      .map(([view, amount]) =>
+        this.#writer.submit({ kind: "counter", round, name: droppedCounterName(reason, view), amount }),
+      );
+    await Promise.all(jobs);
   }
 
   supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {
