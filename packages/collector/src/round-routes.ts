@@ -96,7 +96,10 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
         unaryReportAlpha === undefined ? undefined : unaryReportCheck(round.plan, accepted, unaryReportAlpha);
       const result = await storage.storeReports(round, check ? check.kept : accepted);
       // Counted once the kept ones are stored: a batch refused (round closed, storage down) counts nothing.
-      if (check?.dropped.length) await dropped.add(round, UNARY_DROP_REASON, check.dropped);
+      if (check?.dropped.length) {
+        await dropped.add(round, UNARY_DROP_REASON, check.dropped);
+        context.metrics.dropped(check.dropped.length);
+      }
       context.metrics.stored(result);
       return {
         acknowledged: accepted.length,

@@ -3,6 +3,7 @@ import { createReport, encodeBase64, type WireReport } from "@calm-ldp/client";
 import { describe, expect, it } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { openStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { parseMetrics, sample } from "./metrics-text.js";
 import { call, createRound, databaseServers, TOKEN, withPostgresDatabase, withTempDir } from "./support.js";
 
 /**
@@ -89,7 +90,12 @@ describe("dropped-report counts survive restarts and are shared through the stor
   it("DuckDB: a restarted collector shows the same count, per view", async () => {
     await withTempDir(async (dir) => {
       const open = () => openStorage({ duckdb: join(dir, "drops.duckdb") });
-      const { round, perView, reports } = await withCollector(open, (url) => dropSome(url));
+      const { round, perView, reports } = await withCollector(open, async (url) => {
+        const dropped = await dropSome(url);
+        const metrics = parseMetrics(await (await fetch(`${url}/metrics`)).text());
+        expect(metrics.get(sample("calm_collector_reports_total", { outcome: "dropped" }))).toBe(3);
+        return dropped;
+      });
       const after = await withCollector(open, (url) => statusOf(url, round));
       expect(after.accepted).toBe(0);
       expect(after.unaryDropped).toEqual({ reports, perView, alpha: ALPHA });

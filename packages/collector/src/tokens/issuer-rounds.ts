@@ -18,7 +18,20 @@ export interface RoundLookup {
   round(id: string): Promise<IssuerRound>;
   /** The campaign (id, views; `open` while it has an open round), or 404 `campaign-not-found`. */
   campaign(id: string): Promise<IssuerRound>;
+  /**
+   * What a quota window `id` is now, for pruning the ledger (ledger-prune.ts):
+   * `open` (a round taking reports, or a campaign: its campaign tokens count for
+   * the campaign's life), `closed` (a closed round: its tokens are worthless) or
+   * `gone` (neither a round nor a campaign). Throws when it cannot tell (the
+   * collector cannot be reached): the window is then kept.
+   */
+  windowState(id: string): Promise<WindowState>;
 }
+
+/** See {@link RoundLookup.windowState}. */
+export type WindowState = "open" | "closed" | "gone";
+
+const notFound = (error: unknown) => (error as { statusCode?: number }).statusCode === 404;
 
 /** A stored round as the issuer sees it. */
 export function issuerRoundOf(round: StoredRound, open: boolean): IssuerRound {
@@ -56,6 +69,15 @@ export function storedRoundLookup(stored: StoredRounds): RoundLookup {
       if (round?.request.campaign?.role !== "definition")
         reject(404, "campaign-not-found", `no campaign with id ${id}`);
       return { id, views: round.plan.views.length, open: true };
+    },
+    windowState: async (id) => {
+      const round = await stored.findRound(id).catch((error) => {
+        if (notFound(error)) return undefined;
+        throw error;
+      });
+      if (!round) return "gone";
+      if (round.request.campaign?.role === "definition") return "open";
+      return (await stored.closedAt(round)) === null ? "open" : "closed";
     },
   };
 }
@@ -109,6 +131,22 @@ export function remoteRoundLookup(collectorUrl: string, fetcher: typeof fetch = 
       });
       if (body.closed === true) reject(409, "round-closed", `campaign ${id} has no open round`);
       return { id, views: viewsOf(body), open: true };
+    },
+    // A campaign first (its definition's plan reads as a closed round), then a round.
+    windowState: async (id) => {
+      const path = encodeURIComponent(id);
+      const campaign = await getJson(`${base}/v1/campaigns/${path}/current`, fetcher).catch((error) => {
+        if ((error as { reason?: string }).reason === "no-open-round") return {};
+        if (notFound(error)) return undefined;
+        throw error;
+      });
+      if (campaign) return "open";
+      const round = await getJson(`${base}/v1/rounds/${path}/plan`, fetcher).catch((error) => {
+        if (notFound(error)) return undefined;
+        throw error;
+      });
+      if (!round) return "gone";
+      return round.closedAt === null ? "open" : "closed";
     },
   };
 }

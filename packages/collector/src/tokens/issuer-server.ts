@@ -3,8 +3,9 @@ import { CorsPolicy } from "../cors.js";
 import { RequestRejectedError } from "../errors.js";
 import { remoteRoundLookup } from "./issuer-rounds.js";
 import { registerIssuer } from "./issuer-routes.js";
+import { ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
 import type { TokenProtection } from "./protection.js";
-import { issuerState } from "./routes.js";
+import { issuerState, ledgerPruneEvery } from "./routes.js";
 
 /** Options of {@link startIssuer}: the issuer's own (attester, keys) and the collector whose rounds it serves. */
 export interface IssuerOptions extends Omit<TokenProtection, "issuerUrl"> {
@@ -20,6 +21,8 @@ export interface IssuerOptions extends Omit<TokenProtection, "issuerUrl"> {
   readonly trustProxy?: string;
   /** For tests: how the issuer calls the collector (default global fetch). */
   readonly fetch?: typeof fetch;
+  /** Where the issuer writes its operational lines (the scheduled ledger prune's; default stderr). */
+  readonly log?: (line: string) => void;
 }
 
 /** A listening issuer. */
@@ -57,14 +60,30 @@ export async function startIssuer(options: IssuerOptions): Promise<RunningIssuer
     },
   );
   app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
+  const rounds = remoteRoundLookup(options.collectorUrl, options.fetch);
   registerIssuer({
     app,
     cors: new CorsPolicy(options.allowOrigins ?? []),
     refusePreflight: (reply) =>
       send(reply, 403, "cross-origin-refused", "this origin may not call the issuer"),
-    rounds: remoteRoundLookup(options.collectorUrl, options.fetch),
+    rounds,
     ...state,
   });
+  const everyMs = ledgerPruneEvery(options);
+  if (everyMs !== undefined) {
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const stop = scheduleLedgerPrune({
+      ledger: state.ledger,
+      rounds,
+      everyMs,
+      done: (result) => {
+        const line = ledgerPruneLine(result);
+        if (line) log(line);
+      },
+      failed: (error) => log(`token quota ledger: prune failed (${String(error)}); retrying at the next`),
+    });
+    app.addHook("onClose", stop);
+  }
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();

@@ -6,6 +6,7 @@ import { storedRoundLookup } from "./issuer-rounds.js";
 import { registerIssuer } from "./issuer-routes.js";
 import { TokenKeyring } from "./keyring.js";
 import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "./ledger.js";
+import { DEFAULT_LEDGER_PRUNE_EVERY_MS, ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
 import type { TokenProtection } from "./protection.js";
 import { keyringSource, RemoteKeys, type ReportGate, tokenGate } from "./token-gate.js";
 
@@ -25,6 +26,15 @@ export interface IssuerState {
   readonly attester: Attester;
   readonly maxRequests: number;
   readonly campaignRoundBudget: number;
+}
+
+/** The interval of the scheduled ledger prune (`ledgerPruneEveryMs`), undefined when off. */
+export function ledgerPruneEvery(protection: TokenProtection): number | undefined {
+  const every = protection.ledgerPruneEveryMs ?? DEFAULT_LEDGER_PRUNE_EVERY_MS;
+  if (every === false) return undefined;
+  if (!(Number.isFinite(every) && every > 0))
+    throw new InvalidParameterError(`tokens: ledgerPruneEveryMs must be > 0 ms or false (got ${every})`);
+  return every;
 }
 
 /** The issuer's keyring and ledger for `protection` (which must name an attester). */
@@ -60,15 +70,25 @@ export function registerTokens(context: CollectorContext, protection: TokenProte
   if (protection.issuerUrl !== undefined) return tokenGate(new RemoteKeys(protection.issuerUrl));
   const state = issuerState(protection);
   const { app, cors, findRound, storage } = context;
-  registerIssuer({
-    app,
-    cors,
-    refusePreflight: (reply) => context.refusePreflight(reply),
-    rounds: storedRoundLookup({
-      findRound,
-      closedAt: async (round) => (await storage.roundState(round)).closedAt,
-    }),
-    ...state,
+  const rounds = storedRoundLookup({
+    findRound,
+    closedAt: async (round) => (await storage.roundState(round)).closedAt,
   });
+  registerIssuer({ app, cors, refusePreflight: (reply) => context.refusePreflight(reply), rounds, ...state });
+  const everyMs = ledgerPruneEvery(protection);
+  if (everyMs !== undefined) {
+    const stop = scheduleLedgerPrune({
+      ledger: state.ledger,
+      rounds,
+      everyMs,
+      done: (result) => {
+        context.metrics.ledgerPruned(result.pruned.length);
+        const line = ledgerPruneLine(result);
+        if (line) app.log.info({ windows: result.pruned, kept: result.kept, unknown: result.unknown }, line);
+      },
+      failed: (error) => app.log.error(error, "token quota ledger: prune failed; retrying at the next"),
+    });
+    app.addHook("onClose", stop);
+  }
   return tokenGate(keyringSource(state.keyring));
 }
