@@ -1,9 +1,11 @@
 import { join } from "node:path";
+import type { FastifyReply } from "fastify";
 import type { CollectorContext } from "../collector-context.js";
 import { InvalidParameterError } from "../errors.js";
 import type { Attester } from "./attester.js";
 import { storedRoundLookup } from "./issuer-rounds.js";
 import { registerIssuer } from "./issuer-routes.js";
+import { registerKeyDirectory } from "./key-directory.js";
 import { TokenKeyring } from "./keyring.js";
 import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "./ledger.js";
 import { DEFAULT_LEDGER_PRUNE_EVERY_MS, ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
@@ -67,14 +69,22 @@ export function registerTokens(context: CollectorContext, protection: TokenProte
     throw new InvalidParameterError(
       "tokens: give either attester (issuer inside) or issuerUrl (issuer apart)",
     );
-  if (protection.issuerUrl !== undefined) return tokenGate(new RemoteKeys(protection.issuerUrl));
-  const state = issuerState(protection);
   const { app, cors, findRound, storage } = context;
   const rounds = storedRoundLookup({
     findRound,
     closedAt: async (round) => (await storage.roundState(round)).closedAt,
   });
-  registerIssuer({ app, cors, refusePreflight: (reply) => context.refusePreflight(reply), rounds, ...state });
+  const refusePreflight = (reply: FastifyReply) => context.refusePreflight(reply);
+  if (protection.issuerUrl !== undefined) {
+    // The keys this collector verifies with, served as its key directory (a device's second origin).
+    const keys = new RemoteKeys(protection.issuerUrl);
+    registerKeyDirectory({ app, cors, refusePreflight, rounds, keys });
+    return tokenGate(keys);
+  }
+  const state = issuerState(protection);
+  registerIssuer({ app, cors, refusePreflight, rounds, ...state });
+  const keys = keyringSource(state.keyring);
+  registerKeyDirectory({ app, cors, refusePreflight, rounds, keys });
   const everyMs = ledgerPruneEvery(protection);
   if (everyMs !== undefined) {
     const stop = scheduleLedgerPrune({
@@ -90,5 +100,5 @@ export function registerTokens(context: CollectorContext, protection: TokenProte
     });
     app.addHook("onClose", stop);
   }
-  return tokenGate(keyringSource(state.keyring));
+  return tokenGate(keys);
 }
