@@ -60,13 +60,18 @@ describe("key consistency: a device refuses a token key that is not everyone's",
   afterAll(() => {
     for (const server of servers) server.close();
   });
-
-  it("issuer apart: the collector serves the keys it verifies with; a victim's own key is refused against it or a pin", async () => {
-    const { collector, port } = await collectorWithIssuerApart(collectors, "consistency.duckdb");
-    const honest = await issuers.start(collector.url, { keyDir: join(collectors.dir, "keys-a"), port });
-    const tagging = await issuers.start(collector.url, { keyDir: join(collectors.dir, "keys-b") });
+  /** A collector with its issuer apart (`honest`), a second issuer (`tagging`), and the inconsistent front of both. */
+  async function setting(name: string) {
+    const { collector, port } = await collectorWithIssuerApart(collectors, `${name}.duckdb`);
+    const honest = await issuers.start(collector.url, { keyDir: join(collectors.dir, `${name}-a`), port });
+    const tagging = await issuers.start(collector.url, { keyDir: join(collectors.dir, `${name}-b`) });
     const evil = await inconsistentIssuer(honest.url, tagging.url);
     servers.push(evil.server);
+    return { collector, honest, evil };
+  }
+
+  it("issuer apart: the collector serves the keys it verifies with; a victim's own key is refused against it or a pin", async () => {
+    const { collector, honest, evil } = await setting("consistency");
     const { round } = await mixedRound(collector.url, 1000, 1);
 
     // The directory: the same key id at the issuer and at the collector, the id every token carries.
@@ -112,11 +117,7 @@ describe("key consistency: a device refuses a token key that is not everyone's",
   });
 
   it("campaigns: the campaign key and each view's round key are checked the same way", async () => {
-    const { collector, port } = await collectorWithIssuerApart(collectors, "consistency-campaign.duckdb");
-    const honest = await issuers.start(collector.url, { keyDir: join(collectors.dir, "keys-c"), port });
-    const tagging = await issuers.start(collector.url, { keyDir: join(collectors.dir, "keys-d") });
-    const evil = await inconsistentIssuer(honest.url, tagging.url);
-    servers.push(evil.server);
+    const { collector, honest, evil } = await setting("consistency-campaign");
     const { campaign, round, plan } = await createBinaryCampaign(collector.url);
     const second = { directory: collector.url };
     const campaignKey = await fetchCampaignTokenKey(evil.url, campaign, { consistency: second });

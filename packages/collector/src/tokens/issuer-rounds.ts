@@ -33,6 +33,21 @@ export type WindowState = "open" | "closed" | "gone";
 
 const notFound = (error: unknown) => (error as { statusCode?: number }).statusCode === 404;
 
+/** The `?view=` query of a campaign round's key routes (token-key, token-directory). */
+export const VIEW_QUERY = {
+  type: "object",
+  additionalProperties: false,
+  properties: { view: { type: "string", pattern: "^[0-9]{1,6}$" } },
+} as const;
+
+/** The view `query` asks of campaign round `round`, or 400 `view-required` (absent, or not below its views). */
+export function askedView(round: IssuerRound, query: string | undefined): number {
+  const view = query === undefined ? undefined : Number(query);
+  if (view === undefined || view >= round.views)
+    reject(400, "view-required", `a campaign round has one key per view: ask ?view= in [0, ${round.views})`);
+  return view;
+}
+
 /** A stored round as the issuer sees it. */
 export function issuerRoundOf(round: StoredRound, open: boolean): IssuerRound {
   const tag = round.request.campaign;

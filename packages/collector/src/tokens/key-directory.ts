@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { CorsPolicy } from "../cors.js";
 import { reject } from "../errors.js";
 import { ROUND_PARAMS } from "../schemas.js";
-import type { RoundLookup } from "./issuer-rounds.js";
+import { askedView, type RoundLookup, VIEW_QUERY } from "./issuer-rounds.js";
 import type { VerifyKey } from "./keyring.js";
 
 export const ROUND_DIRECTORY_ROUTE = "/v1/rounds/:id/token-directory";
@@ -64,26 +64,15 @@ export function registerKeyDirectory(context: KeyDirectoryContext): void {
     app.options(route, (request, reply) =>
       cors.preflight(request, reply, "GET") ? reply.send() : context.refusePreflight(reply),
     );
-  const viewQuery = {
-    type: "object",
-    additionalProperties: false,
-    properties: { view: { type: "string", pattern: "^[0-9]{1,6}$" } },
-  } as const;
   app.get<{ Params: { id: string }; Querystring: { view?: string } }>(
     ROUND_DIRECTORY_ROUTE,
-    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS, querystring: viewQuery } },
+    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS, querystring: VIEW_QUERY } },
     async (request) => {
       const round = await rounds.round(request.params.id);
       if (!round.open) reject(409, "round-closed", `round ${round.id} is closed: no more tokens`);
       if (round.campaign === undefined)
         return { round: round.id, scope: "round", keys: [entry(await keys.keyFor(round.id))] };
-      const view = request.query.view === undefined ? undefined : Number(request.query.view);
-      if (view === undefined || view >= round.views)
-        reject(
-          400,
-          "view-required",
-          `a campaign round has one key per view: ask ?view= in [0, ${round.views})`,
-        );
+      const view = askedView(round, request.query.view);
       const key = await keys.keyFor(round.id, view);
       return { round: round.id, scope: "round", campaign: round.campaign, view, keys: [entry(key)] };
     },
