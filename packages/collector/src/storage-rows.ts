@@ -102,7 +102,13 @@ const DROPPED = "dropped:";
  * `dropped:<reason>:<view>` (in the counters table beside `duplicates` and
  * `rejected:<reason>`, so no schema change). @internal
  */
-export const droppedCounterName = (reason: string, view: number): string => `${DROPPED}${reason}:${view}`;
+const droppedCounterName = (reason: string, view: number): string => `${DROPPED}${reason}:${view}`;
+
+/** The counter increments of `countDropped(round, reason, perView)`: one per view with drops. O(views). @internal */
+export const droppedCounters = (reason: string, perView: readonly number[]) =>
+  [...perView.entries()]
+    .filter(([, amount]) => amount > 0)
+    .map(([view, amount]) => ({ name: droppedCounterName(reason, view), amount }));
 
 /** [reason, view] of a `dropped:<reason>:<view>` counter name. */
 function droppedCounter(name: string): [string, number] {

@@ -17,7 +17,7 @@ import { clickHouseSchemaVersion, clickHouseShard } from "../../migrations/click
 import type { SchemaMigration } from "../../migrations/runner.js";
 import {
   countsFromRows,
-  droppedCounterName,
+  droppedCounters,
   roundFromRow,
   stateFromRow,
   supportFromRows,
@@ -271,14 +271,16 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
-    await this.#addCounter(round, `rejected:${reason}`, reports);
+    await this.#addCounters([{ round_no: round.no, name: `rejected:${reason}`, value: reports }]);
   }
 
   /** One insert of each view's counter row (`dropped:<reason>:<view>`; the counters table sums them). */
   async countDropped(round: StoredRound, reason: string, perView: readonly number[]): Promise<void> {
-    const rows = [...perView.entries()]
-      .filter(([, reports]) => reports > 0)
-      .map(([view, value]) => ({ round_no: round.no, name: droppedCounterName(reason, view), value }));
+    const rows = droppedCounters(reason, perView).map((c) => ({
+      round_no: round.no,
+      name: c.name,
+      value: c.amount,
+    }));
     if (rows.length > 0) await this.#addCounters(rows);
   }
 
@@ -457,10 +459,6 @@ class ClickHouseStorage implements CollectorStorage {
     this.#closed = true;
     for (const shard of this.#http) shard.close();
     await Promise.all(this.#clients.map((client) => client.close()));
-  }
-
-  async #addCounter(round: StoredRound, name: string, amount: number): Promise<void> {
-    await this.#addCounters([{ round_no: round.no, name, value: amount }]);
   }
 
   async #addCounters(values: readonly { round_no: number; name: string; value: number }[]): Promise<void> {

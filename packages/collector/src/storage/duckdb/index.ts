@@ -3,7 +3,7 @@ import type * as api from "../../api.js";
 import { StorageError } from "../../errors.js";
 import { duckDbSchemaVersion } from "../../migrations/duckdb.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
-import { droppedCounterName } from "../../storage-rows.js";
+import { droppedCounters } from "../../storage-rows.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
 import { duckDbRoundReads } from "./campaign-summary.js";
 import { DuckDbWriter } from "./ingest.js";
@@ -139,12 +139,8 @@ class DuckDbStorage extends SqlStorageReads implements api.CollectorStorage {
 
   /** Each view's counter (`dropped:<reason>:<view>`) added in the writer's next group commit. */
   async countDropped(round: api.StoredRound, reason: string, perView: readonly number[]): Promise<void> {
-    const jobs = [...perView.entries()]
-      .filter(([, reports]) => reports > 0)
-      .map(([view, amount]) =>
-        this.#writer.submit({ kind: "counter", round, name: droppedCounterName(reason, view), amount }),
-      );
-    await Promise.all(jobs);
+    const counters = droppedCounters(reason, perView);
+    await Promise.all(counters.map((counter) => this.#writer.submit({ kind: "counter", round, ...counter })));
   }
 
   supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {

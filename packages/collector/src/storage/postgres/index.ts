@@ -3,7 +3,7 @@ import pg from "pg";
 import type * as api from "../../api.js";
 import { InvalidParameterError } from "../../errors.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
-import { droppedCounterName } from "../../storage-rows.js";
+import { droppedCounters } from "../../storage-rows.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
 import { postgresRoundReads } from "./campaign-summary.js";
 import { PostgresDb } from "./connection.js";
@@ -106,8 +106,8 @@ class PostgresStorage extends SqlStorageReads implements api.CollectorStorage {
   /** One transaction adding each view's counter (`dropped:<reason>:<view>`). */
   async countDropped(round: api.StoredRound, reason: string, perView: readonly number[]): Promise<void> {
     await this.#db.write(async (client) => {
-      for (const [view, reports] of perView.entries())
-        if (reports > 0) await addCounter(client, round.no, droppedCounterName(reason, view), reports);
+      for (const { name, amount } of droppedCounters(reason, perView))
+        await addCounter(client, round.no, name, amount);
     });
   }
 
