@@ -3,17 +3,19 @@ import { createReport, encodeBase64, type WireReport } from "@calm-ldp/client";
 import { describe, expect, it } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { openStorage, type RunningCollector, startCollector } from "../src/index.js";
+import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { parseMetrics, sample } from "./metrics-text.js";
 import { call, createRound, databaseServers, TOKEN, withPostgresDatabase, withTempDir } from "./support.js";
 
 /**
  * The per-report unary check's dropped count (`unaryDropped` in round status) is
  * kept in the storage's counters: a restarted collector, and a second collector
- * on the same database, show the same count, per view. The check runs here in
+ * on the same database (DuckDB: restart; PostgreSQL, ClickHouse: two collectors and
+ * a restart), show the same count, per view. The check runs here in
  * unprotected mode (`unaryReportCheck: 0.01`), so no token is needed; protected
  * mode takes the same path (test/unary-drop.test.ts).
  */
-const { postgres } = databaseServers("shared dropped-report counts");
+const { postgres, clickhouse } = databaseServers("shared dropped-report counts");
 
 const ALPHA = 0.01;
 /** Three attributes of 4 values, k = 2, every view OUE (all-ones is in every view's drop region at 1%). */
@@ -86,6 +88,34 @@ const withoutCountDropped = (storage: CollectorStorage): CollectorStorage =>
     },
   });
 
+/**
+ * Two collectors on one database (`open` opens it): drops through the first are
+ * seen by the second, drops through the second add to the same counters, and a
+ * collector started after both closed shows the total.
+ */
+async function sharedScenario(open: () => Promise<CollectorStorage>): Promise<void> {
+  const a = await start(await open());
+  const b = await start(await open());
+  let round: string;
+  let perView: number[];
+  try {
+    ({ round, perView } = await dropSome(a.url));
+    expect((await statusOf(b.url, round)).unaryDropped).toEqual({ reports: 3, perView, alpha: ALPHA });
+    const { plan } = (await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).body as {
+      plan: Parameters<typeof createReport>[0];
+    };
+    const more = [allOnes(plan, 0)];
+    await call(`${b.url}/v1/rounds/${round}/reports`, "POST", { round, reports: more }, undefined);
+    perView[0]! += 1;
+    expect((await statusOf(a.url, round)).unaryDropped.perView).toEqual(perView);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+  const after = await withCollector(open, (url) => statusOf(url, round));
+  expect(after.unaryDropped).toEqual({ reports: 4, perView, alpha: ALPHA });
+}
+
 describe("dropped-report counts survive restarts and are shared through the storage", () => {
   it("DuckDB: a restarted collector shows the same count, per view", async () => {
     await withTempDir(async (dir) => {
@@ -122,34 +152,15 @@ describe("dropped-report counts survive restarts and are shared through the stor
   it.skipIf(postgres.unavailable !== undefined)(
     "PostgreSQL: a second collector on the database, and a restarted one, show the same count",
     async () => {
-      await withPostgresDatabase(postgres.url!, "unary_drops", async (dbUrl) => {
-        const open = () => openStorage({ postgres: dbUrl });
-        const a = await start(await open());
-        const b = await start(await open());
-        let round: string;
-        let perView: number[];
-        try {
-          const first = await dropSome(a.url);
-          ({ round, perView } = first);
-          expect((await statusOf(b.url, round)).unaryDropped).toEqual({
-            reports: 3,
-            perView,
-            alpha: ALPHA,
-          });
-          // More drops through the second collector add to the same counters.
-          const { plan } = (await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined))
-            .body as { plan: Parameters<typeof createReport>[0] };
-          const more = [allOnes(plan, 0)];
-          await call(`${b.url}/v1/rounds/${round}/reports`, "POST", { round, reports: more }, undefined);
-          perView[0]! += 1;
-          expect((await statusOf(a.url, round)).unaryDropped.perView).toEqual(perView);
-        } finally {
-          await a.close();
-          await b.close();
-        }
-        const after = await withCollector(open, (url) => statusOf(url, round));
-        expect(after.unaryDropped).toEqual({ reports: 4, perView, alpha: ALPHA });
-      });
+      await withPostgresDatabase(postgres.url!, "unary_drops", async (url) =>
+        sharedScenario(() => openStorage({ postgres: url })),
+      );
     },
   );
+
+  describe.skipIf(clickhouse.unavailable !== undefined)("ClickHouse", () => {
+    const url = suiteClickhouseDatabase(clickhouse.url ?? "", "unary_drops");
+    it("two shards: a second collector on the cluster, and a restarted one, show the same count", async () =>
+      sharedScenario(() => openStorage({ clickhouse: url })));
+  });
 });
