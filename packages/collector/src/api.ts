@@ -97,6 +97,12 @@ export interface RoundCounts {
   readonly rejected: Readonly<Record<string, number>>;
   /** Reports stored per view. */
   readonly perView: readonly number[];
+  /**
+   * Reports acknowledged but not stored, per reason and view (`unary-count`: the
+   * per-report unary check; see `CollectorStorage.countDropped`). Every built-in
+   * storage fills it (an empty object when none was dropped).
+   */
+  readonly dropped?: Readonly<Record<string, readonly number[]>>;
 }
 
 /** The database's aggregate of a round: reports per view and support counts per (view, cell). */
@@ -138,6 +144,14 @@ export interface CollectorStorage {
   storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult>;
   /** Add `reports` to the round's count of refusals for `reason`. */
   countRejected(round: StoredRound, reason: string, reports: number): Promise<void>;
+  /**
+   * Optional: add `perView[v]` to the round's count of reports of view v that were
+   * acknowledged but not stored for `reason` (counters of the database, like
+   * `countRejected`'s, so every collector process on the storage and every restart
+   * sees them in `counts(round).dropped`). Every built-in storage has it; without
+   * it the collector counts in its own memory. Resolves after commit.
+   */
+  countDropped?(round: StoredRound, reason: string, perView: readonly number[]): Promise<void>;
   /** The round's counters. */
   counts(round: StoredRound): Promise<RoundCounts>;
   /** The round's aggregate, counted by the database. */

@@ -43,6 +43,8 @@ export class CollectorMetrics {
   readonly #groupSize: Histogram<"backend">;
   readonly #groupSeconds: Histogram<"backend" | "outcome">;
   readonly #storageChanges: Counter<"backend" | "state">;
+  readonly #ledgerPrunes: Counter;
+  readonly #ledgerPruned: Counter;
   readonly #backend: string;
 
   /** `roundGaugesTtlMs`: how long the storage-read gauges are reused (default ROUND_GAUGES_TTL_MS; 0: every scrape). */
@@ -71,7 +73,7 @@ export class CollectorMetrics {
     });
     this.#reports = new Counter({
       name: "calm_collector_reports_total",
-      help: "Reports acknowledged: stored for the first time, or duplicates of a stored report id",
+      help: "Reports acknowledged: stored for the first time, duplicates of a stored report id, or dropped (the unary check)",
       labelNames: ["outcome"],
       registers,
     });
@@ -116,6 +118,16 @@ export class CollectorMetrics {
       labelNames: ["backend", "state"],
       registers,
     });
+    this.#ledgerPrunes = new Counter({
+      name: "calm_collector_token_ledger_prunes_total",
+      help: "Scheduled prunes of the token issuer's quota ledger run (protected mode, issuer inside)",
+      registers,
+    });
+    this.#ledgerPruned = new Counter({
+      name: "calm_collector_token_ledger_windows_pruned_total",
+      help: "Quota-ledger windows dropped by scheduled prunes (closed or removed rounds)",
+      registers,
+    });
     new RoundGauges(storage, registers, roundGaugesTtlMs);
     storage.observeGroupCommits?.((group) => this.groupCommitted(group));
   }
@@ -144,6 +156,17 @@ export class CollectorMetrics {
   groupCommitted({ size, seconds, failed }: Parameters<GroupCommitListener>[0]): void {
     this.#groupSize.observe({ backend: this.#backend }, size);
     this.#groupSeconds.observe({ backend: this.#backend, outcome: failed ? "failed" : "committed" }, seconds);
+  }
+
+  /** The per-report unary check dropped `reports` of a batch (acknowledged, not stored). */
+  dropped(reports: number): void {
+    this.#reports.inc({ outcome: "dropped" }, reports);
+  }
+
+  /** A scheduled prune of the token quota ledger dropped `windows` windows (tokens/ledger-prune.ts). */
+  ledgerPruned(windows: number): void {
+    this.#ledgerPrunes.inc();
+    this.#ledgerPruned.inc(windows);
   }
 
   /** The storage was lost (`available` false) or came back. */

@@ -7,6 +7,7 @@ import { MAX_VIEW_CELLS, planRound } from "./create-round.js";
 import { unaryOnesFlags } from "./defences/unary-ones.js";
 import { estimationCounts, unaryCheckAlpha, unaryReportCheck } from "./defences/unary-report-check.js";
 import { viewBalanceFlags } from "./defences/view-balance.js";
+import { droppedReports, UNARY_DROP_REASON } from "./dropped-reports.js";
 import { reject } from "./errors.js";
 import {
   type EstimatedMarginal,
@@ -37,8 +38,8 @@ type RoundParams = { id: string };
 export function registerRounds(context: CollectorContext, gate?: ReportGate): void {
   const { app, storage, admin, cors, findRound, rounds } = context;
   const { maxBatch, idRetentionMs } = context.settings;
-  // Unary reports dropped by the per-report count test, per round (this process, since start).
-  const dropped = new Map<string, number>();
+  // Unary reports dropped by the per-report count test: in the storage's counters (dropped-reports.ts).
+  const dropped = droppedReports(storage);
 
   app.post<{ Body: RoundRequest }>(
     "/v1/rounds",
@@ -93,8 +94,12 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       // Crafted unary reports (implausible number of ones) are acknowledged, not stored.
       const check =
         unaryReportAlpha === undefined ? undefined : unaryReportCheck(round.plan, accepted, unaryReportAlpha);
-      if (check?.dropped.length) dropped.set(round.id, (dropped.get(round.id) ?? 0) + check.dropped.length);
       const result = await storage.storeReports(round, check ? check.kept : accepted);
+      // Counted once the kept ones are stored: a batch refused (round closed, storage down) counts nothing.
+      if (check?.dropped.length) {
+        await dropped.add(round, UNARY_DROP_REASON, check.dropped);
+        context.metrics.dropped(check.dropped.length);
+      }
       context.metrics.stored(result);
       return {
         acknowledged: accepted.length,
@@ -131,7 +136,7 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
         flags,
         ...(unaryReportAlpha === undefined
           ? {}
-          : { unaryDropped: { reports: dropped.get(round.id) ?? 0, alpha: unaryReportAlpha } }),
+          : { unaryDropped: { ...dropped.of(round, counts, UNARY_DROP_REASON), alpha: unaryReportAlpha } }),
       };
     },
   );

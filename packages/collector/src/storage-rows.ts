@@ -63,7 +63,8 @@ export function supportFromRows(
 /**
  * A round's status from its two aggregates (both backends run the same SQL):
  * `[view, count]` rows of `GROUP BY view` over the reports, and `[name, value]`
- * rows of its counters (`duplicates`, `rejected:<reason>`). O(views + counters).
+ * rows of its counters (`duplicates`, `rejected:<reason>`, `dropped:<reason>:<view>`).
+ * O(views + counters).
  * @internal
  */
 export function countsFromRows(
@@ -77,12 +78,42 @@ export function countsFromRows(
     perView[view as number] = count as number;
   }
   const rejected: Record<string, number> = {};
+  const dropped: Record<string, number[]> = {};
   let duplicates = 0;
   for (const [name, value] of counterRows) {
-    if (name === "duplicates") duplicates = value as number;
-    else rejected[(name as string).slice("rejected:".length)] = value as number;
+    const text = name as string;
+    if (text === "duplicates") duplicates = value as number;
+    else if (text.startsWith(REJECTED)) rejected[text.slice(REJECTED.length)] = value as number;
+    else if (text.startsWith(DROPPED)) {
+      const [reason, view] = droppedCounter(text);
+      if (!(view < perView.length)) throw new StorageError(`stored drop counter of unknown view: ${text}`);
+      dropped[reason] ??= new Array<number>(perView.length).fill(0);
+      dropped[reason][view] = Number(value);
+    }
   }
-  return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView };
+  return { accepted: perView.reduce((s, x) => s + x, 0), duplicates, rejected, perView, dropped };
+}
+
+const REJECTED = "rejected:";
+const DROPPED = "dropped:";
+
+/**
+ * The counter that counts view `view`'s reports dropped for `reason`:
+ * `dropped:<reason>:<view>` (in the counters table beside `duplicates` and
+ * `rejected:<reason>`, so no schema change). @internal
+ */
+const droppedCounterName = (reason: string, view: number): string => `${DROPPED}${reason}:${view}`;
+
+/** The counter increments of `countDropped(round, reason, perView)`: one per view with drops. O(views). @internal */
+export const droppedCounters = (reason: string, perView: readonly number[]) =>
+  [...perView.entries()]
+    .filter(([, amount]) => amount > 0)
+    .map(([view, amount]) => ({ name: droppedCounterName(reason, view), amount }));
+
+/** [reason, view] of a `dropped:<reason>:<view>` counter name. */
+function droppedCounter(name: string): [string, number] {
+  const at = name.lastIndexOf(":");
+  return [name.slice(DROPPED.length, at), Number(name.slice(at + 1))];
 }
 
 /**

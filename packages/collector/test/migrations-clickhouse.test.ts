@@ -93,7 +93,12 @@ async function expectRound(storage: CollectorStorage, id: string, reports: Repor
   const round = (await storage.findRound(id))!;
   const perView = new Array<number>(plan.m).fill(0);
   for (const r of reports) perView[r.view]!++;
-  expect(await storage.counts(round)).toEqual({ accepted: reports.length, perView, ...counters });
+  expect(await storage.counts(round)).toEqual({
+    accepted: reports.length,
+    perView,
+    dropped: {},
+    ...counters,
+  });
   const counted = await storage.supportCounts(round);
   expect(counted.support.map((cells) => Array.from(cells))).toEqual(support(reports));
   return round;

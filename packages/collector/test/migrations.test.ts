@@ -100,7 +100,12 @@ async function expectFixtureKept(storage: CollectorStorage): Promise<void> {
     duplicates: 3,
     rejected: { schema: 2 },
     perView,
+    dropped: {},
   });
+  // Dropped-report counts (the unary check's) live in every layout's counters table: no step needed.
+  const dropped = perView.map((_, v) => (v === plan.m - 1 ? 2 : 0));
+  await storage.countDropped!(round, "unary-count", dropped);
+  expect((await storage.counts(round)).dropped).toEqual({ "unary-count": dropped });
   const support = await storage.supportCounts(round);
   expect(support.support.map((cells) => Array.from(cells))).toEqual(expectedSupport(plan, reports));
   // An old id is still known; a new one is stored.

@@ -47,10 +47,15 @@ async function seed(storage: CollectorStorage): Promise<StoredRound[]> {
   await storage.storeReports(dropped, reports(dropped.plan, 0, 60));
   await storage.storeReports(dropped, reports(dropped.plan, 50, 20)); // 10 duplicates
   await storage.countRejected(dropped, "schema", 4);
+  // Reports dropped per view (the per-report unary check's counters): kept when the ids go.
+  await storage.countDropped!(dropped, "unary-count", [3]);
+  await storage.countDropped!(dropped, "unary-count", [2]);
   await storage.storeReports(closed, reports(closed.plan, 100, 45));
   await storage.storeReports(open, reports(open.plan, 200, 33));
   await storage.countRejected(open, "unknown-view", 2);
   await storage.countRejected(open, "schema", 1);
+  await storage.countDropped!(open, "unary-count", [2]);
+  await storage.countDropped!(open, "unary-count", [0]); // nothing to add: no write
   await storage.storeReports(wideOpen, reports(wideOpen.plan, 300, 70));
   // rounds[4]: no reports at all.
   const at = new Date("2026-01-02T00:00:00Z");
@@ -114,6 +119,13 @@ async function scenario(storage: CollectorStorage) {
       [0, { "unknown-view": 2, schema: 1 }],
       [0, {}],
       [10, { schema: 4 }],
+    ]);
+    expect(statuses.map((s) => s.counts.dropped)).toEqual([
+      {},
+      {},
+      { "unary-count": [2] },
+      {},
+      { "unary-count": [5] },
     ]);
     expect(await mismatches(storage, reads, rounds)).toEqual([]);
     expect(await mismatches(storage, reads, rounds.slice(1, 3))).toEqual([]);

@@ -8,6 +8,7 @@ import { createTokenReport, fetchTokenKey, obtainTokens } from "@calm-ldp/client
 import { type RunningCollector, startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import { afterAll, describe, expect, it } from "vitest";
+import { type IssuerCliOptions, servedTokens } from "./collector-issuer.js";
 import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
 const root = fileURLToPath(new URL("../../../..", import.meta.url));
@@ -42,7 +43,28 @@ describe("calm-ldp collector issuer, and serve --issuer-url", () => {
         "--token-key-dir",
         dir,
       ]),
-    ).rejects.toThrow(/the keys are the issuer's/);
+    ).rejects.toThrow(/the keys and the quota ledger are the issuer's/);
+    const db = ["serve", "--db", join(dir, "x.duckdb")];
+    await expect(run([...db, "--ledger-prune-every", "5m"])).rejects.toThrow(
+      /--ledger-prune-every needs --require-tokens/,
+    );
+    await expect(run([...db, "--require-tokens", "--ledger-prune-every", "often"])).rejects.toThrow(
+      /collector serve: --ledger-prune-every must be a duration like 90s/,
+    );
+    await expect(
+      run(["issuer", "--collector-url", "http://127.0.0.1:9", "--ledger-prune-every", "-1s"]),
+    ).rejects.toThrow(/collector issuer: --ledger-prune-every must be a duration/);
+  });
+
+  it("--ledger-prune-every sets the token issuer's prune interval (0: never)", () => {
+    const base = { attester: "test", "require-tokens": true } as const;
+    expect(servedTokens({ ...base, "ledger-prune-every": "90s" } as IssuerCliOptions)).toMatchObject({
+      ledgerPruneEveryMs: 90_000,
+    });
+    expect(servedTokens({ ...base, "ledger-prune-every": "0" } as IssuerCliOptions)).toMatchObject({
+      ledgerPruneEveryMs: false,
+    });
+    expect(servedTokens({ ...base } as IssuerCliOptions)).not.toHaveProperty("ledgerPruneEveryMs");
   });
 
   it("an issuer process gives tokens for the collector's rounds; the collector (issuerUrl) counts their reports", async () => {

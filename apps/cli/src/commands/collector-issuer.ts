@@ -7,6 +7,7 @@ import {
 } from "@calm-ldp/collector";
 import { type CommandContext, type OptionSpec, UsageError } from "../cli-kit.js";
 import { tokenProtection } from "./collector-attack.js";
+import { parseDuration } from "./duration.js";
 
 /** The options of `collector issuer` and `serve --issuer-url` (command-line names). */
 export interface IssuerCliOptions {
@@ -19,6 +20,7 @@ export interface IssuerCliOptions {
   port: number;
   "allow-origin"?: string;
   "trust-proxy"?: string;
+  "ledger-prune-every"?: string;
 }
 
 /** What `collector issuer` reads. */
@@ -30,6 +32,7 @@ export const ISSUER_OPTIONS = [
   "token-key-dir",
   "allow-origin",
   "trust-proxy",
+  "ledger-prune-every",
 ] as const;
 
 /** The options the issuer adds to the collector command. */
@@ -44,7 +47,20 @@ export const ISSUER_OPTION_SPECS: Record<string, OptionSpec> = {
     description:
       "issuer: the collector whose rounds and campaigns this issuer gives tokens for (its public API)",
   },
+  "ledger-prune-every": {
+    type: "string",
+    description:
+      "issuer, serve --require-tokens: how often the token issuer drops the quota counts of closed or removed rounds (a duration like 10m; 0: never; default 10m)",
+  },
 };
+
+/** `--ledger-prune-every`: the `ledgerPruneEveryMs` option (0: false, never), or nothing when not given. */
+function ledgerPrune(options: IssuerCliOptions, command: string): { ledgerPruneEveryMs?: number | false } {
+  const every = options["ledger-prune-every"];
+  if (every === undefined) return {};
+  const ms = parseDuration(every, `${command}: --ledger-prune-every`);
+  return { ledgerPruneEveryMs: ms === 0 ? false : ms };
+}
 
 /**
  * The `tokens` option of `serve`: with `--issuer-url` (and `--require-tokens`)
@@ -53,12 +69,17 @@ export const ISSUER_OPTION_SPECS: Record<string, OptionSpec> = {
  */
 export function servedTokens(options: IssuerCliOptions): TokenProtection | undefined {
   const issuerUrl = options["issuer-url"];
-  if (issuerUrl === undefined) return tokenProtection(options);
+  if (issuerUrl === undefined) {
+    const protection = tokenProtection(options);
+    if (!protection && options["ledger-prune-every"] !== undefined)
+      throw new UsageError("collector serve: --ledger-prune-every needs --require-tokens");
+    return protection && { ...protection, ...ledgerPrune(options, "collector serve") };
+  }
   if (!options["require-tokens"])
     throw new UsageError("collector serve: --issuer-url needs --require-tokens");
-  if (options["token-key-dir"] !== undefined)
+  if (options["token-key-dir"] !== undefined || options["ledger-prune-every"] !== undefined)
     throw new UsageError(
-      "collector serve: with --issuer-url the keys are the issuer's: give --token-key-dir to `collector issuer`",
+      "collector serve: with --issuer-url the keys and the quota ledger are the issuer's: give --token-key-dir and --ledger-prune-every to `collector issuer`",
     );
   if (!/^https?:\/\/[^/\s]+/.test(issuerUrl))
     throw new UsageError(`collector serve: --issuer-url must be an http(s) URL (got ${issuerUrl})`);
@@ -94,6 +115,8 @@ export async function runIssuer(options: IssuerCliOptions, context: CommandConte
     allowOrigins,
     ...(keyDir !== undefined ? { keyDir } : {}),
     ...(options["trust-proxy"] !== undefined ? { trustProxy: options["trust-proxy"] } : {}),
+    ...ledgerPrune(options, "collector issuer"),
+    log: context.log,
   });
   const started = Date.now();
   context.log(

@@ -11,6 +11,7 @@ import { InvalidParameterError } from "@calm-ldp/errors";
 import { type CommandContext, type OptionSpec, UsageError } from "../cli-kit.js";
 import { maskedConfiguration, readCollectorConfig, SECRET_VARIABLES } from "./collector-config.js";
 import { servedTokens } from "./collector-issuer.js";
+import { parseDuration } from "./duration.js";
 
 /** What `collector serve` and `collector migrate` read (command-line names). */
 export interface ServeOptions {
@@ -31,6 +32,7 @@ export interface ServeOptions {
   attester: string;
   "token-key-dir"?: string;
   "issuer-url"?: string;
+  "ledger-prune-every"?: string;
 }
 
 /** The options of `serve` (every one may also be a key of its --config file, but `config`). */
@@ -52,6 +54,7 @@ export const SERVE_OPTIONS = [
   "attester",
   "token-key-dir",
   "issuer-url",
+  "ledger-prune-every",
 ] as const;
 
 /** The options `serve` adds to the collector command (the others are declared there). */
@@ -77,18 +80,7 @@ export const SERVE_OPTION_SPECS: Record<string, OptionSpec> = {
   },
 };
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `--id-retention 90s | 15m | 1h | 7d | 0`: milliseconds (a usage error otherwise). */
-export function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
-  if (value.trim() === "0") return 0;
-  if (!match)
-    throw new UsageError(
-      `collector serve: --id-retention must be a duration like 90s, 15m, 1h, 7d or 0 (got ${JSON.stringify(value)})`,
-    );
-  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
-}
+export { parseDuration } from "./duration.js";
 
 /**
  * The command line's options merged with the --config file's (a command-line

@@ -1,7 +1,10 @@
 import { adminCall, adminToken, required } from "./collector-admin.js";
 import type { CollectorOptions } from "./collector-options.js";
 
-/** `collector status`: a round's counts (accepted, rejected, per view, duplicates), closing and id retention, flags. */
+/**
+ * `collector status`: a round's counts (accepted, rejected, per view, duplicates), closing and id
+ * retention, flags, and the unary check's dropped reports (`{reports, perView, alpha}`, null when off).
+ */
 export async function status(options: CollectorOptions): Promise<unknown> {
   const url = required("status", "url", options.url);
   const round = required("status", "round", options.round);
@@ -16,5 +19,7 @@ export async function status(options: CollectorOptions): Promise<unknown> {
     idsDroppedAt: answer.idsDroppedAt ?? null,
     idsHeld: answer.idsHeld,
     flags: answer.flags ?? [],
+    // The per-report unary check's drops (protected mode, or --unary-check): stored counters, per view.
+    unaryDropped: answer.unaryDropped ?? null,
   };
 }

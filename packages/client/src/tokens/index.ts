@@ -11,6 +11,7 @@ import type { CreateReportOptions, HttpOptions, WireReport } from "../api.js";
 import { createReport } from "../create-report.js";
 import { call, roundUrl } from "../http.js";
 import { blindMessage, concat, finalizeSignature, type RsaPublicKey } from "./blind-rsa.js";
+import { checkKeyConsistency, type KeyConsistency } from "./key-consistency.js";
 import {
   decodeBase64Strict,
   encodeBase64,
@@ -23,6 +24,12 @@ import {
 } from "./wire.js";
 
 export { type RsaPublicKey, toBytes } from "./blind-rsa.js";
+export {
+  checkKeyConsistency,
+  type KeyConsistency,
+  KeyConsistencyError,
+  type KeyToCheck,
+} from "./key-consistency.js";
 export {
   type HeldToken,
   openTokenWallet,
@@ -74,16 +81,30 @@ function bytesOf(text: string, what: string): Uint8Array {
   return bytes;
 }
 
+/** HTTP options of the key fetches, and the key-consistency check to run on the key (none: unchecked). */
+export interface FetchTokenKeyOptions extends HttpOptions {
+  /** Check the key against a second origin's key directory and/or pinned key ids (`checkKeyConsistency`). */
+  readonly consistency?: KeyConsistency;
+}
+
+/** The key read from `body`, checked with `options.consistency` when given. */
+async function checkedKey(body: TokenKeyResponse, options: FetchTokenKeyOptions): Promise<TokenKey> {
+  const key = await readTokenKey(body);
+  if (options.consistency) await checkKeyConsistency(key, options.consistency, options);
+  return key;
+}
+
 /**
  * The round's token key from the issuer at `base` (the collector, or an issuer
  * running apart), fetched and parsed; a campaign round has one key per view:
- * pass the device's campaign view (`options.view`). Throws `CollectorResponseError`
- * on an HTTP error.
+ * pass the device's campaign view (`options.view`). With `options.consistency`
+ * the key is refused (`KeyConsistencyError`) unless the second origin's
+ * directory or the pins name it. Throws `CollectorResponseError` on an HTTP error.
  */
 export async function fetchTokenKey(
   base: string,
   round: string,
-  options: HttpOptions & { readonly view?: number } = {},
+  options: FetchTokenKeyOptions & { readonly view?: number } = {},
 ): Promise<TokenKey> {
   const query = options.view === undefined ? "" : `?view=${options.view}`;
   const body = (await call(
@@ -91,24 +112,24 @@ export async function fetchTokenKey(
     { method: "GET" },
     options,
   )) as TokenKeyResponse;
-  return readTokenKey(body);
+  return checkedKey(body, options);
 }
 
 const campaignUrl = (base: string, campaign: string, path: string): string =>
   `${base.replace(/\/+$/, "")}/v1/campaigns/${encodeURIComponent(campaign)}/${path}`;
 
-/** The campaign's token key (for its campaign tokens), fetched and parsed. */
+/** The campaign's token key (for its campaign tokens), fetched, parsed and checked as `fetchTokenKey`'s. */
 export async function fetchCampaignTokenKey(
   base: string,
   campaign: string,
-  options: HttpOptions = {},
+  options: FetchTokenKeyOptions = {},
 ): Promise<TokenKey> {
   const body = (await call(
     campaignUrl(base, campaign, "token-key"),
     { method: "GET" },
     options,
   )) as TokenKeyResponse;
-  return readTokenKey(body);
+  return checkedKey(body, options);
 }
 
 /** Parse a token-key response (modulus from the key, key id = SHA-256(key), challenge digest). */
@@ -154,7 +175,7 @@ export async function beginToken(
 }
 
 /** Options of {@link obtainTokens}: HTTP options and what the issuer's attester reads. */
-export interface ObtainTokensOptions extends HttpOptions {
+export interface ObtainTokensOptions extends FetchTokenKeyOptions {
   /** The device's attestation (a client key, or a device id for the test attester); none for the address attester. */
   readonly attestation?: string;
   /** A campaign round's tokens: the device's campaign token (base64), which pays instead of an attestation. */

@@ -18,6 +18,34 @@ export interface RoundLookup {
   round(id: string): Promise<IssuerRound>;
   /** The campaign (id, views; `open` while it has an open round), or 404 `campaign-not-found`. */
   campaign(id: string): Promise<IssuerRound>;
+  /**
+   * What a quota window `id` is now, for pruning the ledger (ledger-prune.ts):
+   * `open` (a round taking reports, or a campaign: its campaign tokens count for
+   * the campaign's life), `closed` (a closed round: its tokens are worthless) or
+   * `gone` (neither a round nor a campaign). Throws when it cannot tell (the
+   * collector cannot be reached): the window is then kept.
+   */
+  windowState(id: string): Promise<WindowState>;
+}
+
+/** See {@link RoundLookup.windowState}. */
+export type WindowState = "open" | "closed" | "gone";
+
+const notFound = (error: unknown) => (error as { statusCode?: number }).statusCode === 404;
+
+/** The `?view=` query of a campaign round's key routes (token-key, token-directory). */
+export const VIEW_QUERY = {
+  type: "object",
+  additionalProperties: false,
+  properties: { view: { type: "string", pattern: "^[0-9]{1,6}$" } },
+} as const;
+
+/** The view `query` asks of campaign round `round`, or 400 `view-required` (absent, or not below its views). */
+export function askedView(round: IssuerRound, query: string | undefined): number {
+  const view = query === undefined ? undefined : Number(query);
+  if (view === undefined || view >= round.views)
+    reject(400, "view-required", `a campaign round has one key per view: ask ?view= in [0, ${round.views})`);
+  return view;
 }
 
 /** A stored round as the issuer sees it. */
@@ -56,6 +84,15 @@ export function storedRoundLookup(stored: StoredRounds): RoundLookup {
       if (round?.request.campaign?.role !== "definition")
         reject(404, "campaign-not-found", `no campaign with id ${id}`);
       return { id, views: round.plan.views.length, open: true };
+    },
+    windowState: async (id) => {
+      const round = await stored.findRound(id).catch((error) => {
+        if (notFound(error)) return undefined;
+        throw error;
+      });
+      if (!round) return "gone";
+      if (round.request.campaign?.role === "definition") return "open";
+      return (await stored.closedAt(round)) === null ? "open" : "closed";
     },
   };
 }
@@ -109,6 +146,22 @@ export function remoteRoundLookup(collectorUrl: string, fetcher: typeof fetch = 
       });
       if (body.closed === true) reject(409, "round-closed", `campaign ${id} has no open round`);
       return { id, views: viewsOf(body), open: true };
+    },
+    // A campaign first (its definition's plan reads as a closed round), then a round.
+    windowState: async (id) => {
+      const path = encodeURIComponent(id);
+      const campaign = await getJson(`${base}/v1/campaigns/${path}/current`, fetcher).catch((error) => {
+        if ((error as { reason?: string }).reason === "no-open-round") return {};
+        if (notFound(error)) return undefined;
+        throw error;
+      });
+      if (campaign) return "open";
+      const round = await getJson(`${base}/v1/rounds/${path}/plan`, fetcher).catch((error) => {
+        if (notFound(error)) return undefined;
+        throw error;
+      });
+      if (!round) return "gone";
+      return round.closedAt === null ? "open" : "closed";
     },
   };
 }

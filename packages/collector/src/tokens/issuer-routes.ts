@@ -9,7 +9,7 @@ import { ROUND_PARAMS } from "../schemas.js";
 import type { Attester } from "./attester.js";
 import { blindSign } from "./blind-sign.js";
 import { tokenSignatureValid } from "./check-reports.js";
-import type { IssuerRound, RoundLookup } from "./issuer-rounds.js";
+import { askedView, type IssuerRound, type RoundLookup, VIEW_QUERY } from "./issuer-rounds.js";
 import { type TokenKeyring, viewKeyName, type WindowKey } from "./keyring.js";
 import type { QuotaStore } from "./ledger.js";
 
@@ -157,26 +157,14 @@ export function registerIssuer(context: IssuerContext): void {
     attester: attester.name,
     ...fields,
   });
-  const viewQuery = {
-    type: "object",
-    additionalProperties: false,
-    properties: { view: { type: "string", pattern: "^[0-9]{1,6}$" } },
-  } as const;
-
   app.get<{ Params: { id: string }; Querystring: { view?: string } }>(
     TOKEN_KEY_ROUTE,
-    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS, querystring: viewQuery } },
+    { onRequest: cors.decorate, schema: { params: ROUND_PARAMS, querystring: VIEW_QUERY } },
     async (request) => {
       const round = await open(rounds.round(request.params.id));
-      const view = request.query.view === undefined ? undefined : Number(request.query.view);
       if (round.campaign === undefined)
         return describe(await keyring.keyFor(round.id), { round: round.id, scope: "round" });
-      if (view === undefined || view >= round.views)
-        reject(
-          400,
-          "view-required",
-          `a campaign round has one key per view: ask ?view= in [0, ${round.views})`,
-        );
+      const view = askedView(round, request.query.view);
       const key = await keyring.keyFor(viewKeyName(round.id, view), round.id);
       return describe(key, { round: round.id, scope: "round", campaign: round.campaign, view });
     },

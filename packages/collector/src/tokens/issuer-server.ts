@@ -1,10 +1,14 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { CorsPolicy } from "../cors.js";
 import { RequestRejectedError } from "../errors.js";
-import { remoteRoundLookup } from "./issuer-rounds.js";
+import { type RoundLookup, remoteRoundLookup } from "./issuer-rounds.js";
 import { registerIssuer } from "./issuer-routes.js";
+import { registerKeyDirectory } from "./key-directory.js";
+import type { QuotaStore } from "./ledger.js";
+import { ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
 import type { TokenProtection } from "./protection.js";
-import { issuerState } from "./routes.js";
+import { issuerState, ledgerPruneEvery } from "./routes.js";
+import { keyringSource } from "./token-gate.js";
 
 /** Options of {@link startIssuer}: the issuer's own (attester, keys) and the collector whose rounds it serves. */
 export interface IssuerOptions extends Omit<TokenProtection, "issuerUrl"> {
@@ -20,6 +24,8 @@ export interface IssuerOptions extends Omit<TokenProtection, "issuerUrl"> {
   readonly trustProxy?: string;
   /** For tests: how the issuer calls the collector (default global fetch). */
   readonly fetch?: typeof fetch;
+  /** Where the issuer writes its operational lines (the scheduled ledger prune's; default stderr). */
+  readonly log?: (line: string) => void;
 }
 
 /** A listening issuer. */
@@ -28,6 +34,27 @@ export interface RunningIssuer {
   readonly port: number;
   readonly app: FastifyInstance;
   close(): Promise<void>;
+}
+
+/** The issuer's scheduled ledger prune (ledger-prune.ts), its lines to `log` (default stderr), stopped with the app. */
+function schedulePrune(
+  app: FastifyInstance,
+  ledger: QuotaStore,
+  rounds: RoundLookup,
+  everyMs: number,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): void {
+  const stop = scheduleLedgerPrune({
+    ledger,
+    rounds,
+    everyMs,
+    done: (result) => {
+      const line = ledgerPruneLine(result);
+      if (line) log(line);
+    },
+    failed: (error) => log(`token quota ledger: prune failed (${String(error)}); retrying at the next`),
+  });
+  app.addHook("onClose", stop);
 }
 
 /**
@@ -44,7 +71,7 @@ export async function startIssuer(options: IssuerOptions): Promise<RunningIssuer
     logger: false,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
-  const send = (reply: import("fastify").FastifyReply, statusCode: number, reason: string, message: string) =>
+  const send = (reply: FastifyReply, statusCode: number, reason: string, message: string) =>
     reply.code(statusCode).send({ statusCode, reason, message });
   app.setErrorHandler(
     async (error: Error & { validation?: unknown; statusCode?: number }, _request, reply) => {
@@ -57,14 +84,14 @@ export async function startIssuer(options: IssuerOptions): Promise<RunningIssuer
     },
   );
   app.setNotFoundHandler((_request, reply) => send(reply, 404, "not-found", "no such endpoint"));
-  registerIssuer({
-    app,
-    cors: new CorsPolicy(options.allowOrigins ?? []),
-    refusePreflight: (reply) =>
-      send(reply, 403, "cross-origin-refused", "this origin may not call the issuer"),
-    rounds: remoteRoundLookup(options.collectorUrl, options.fetch),
-    ...state,
-  });
+  const rounds = remoteRoundLookup(options.collectorUrl, options.fetch);
+  const cors = new CorsPolicy(options.allowOrigins ?? []);
+  const refusePreflight = (reply: FastifyReply) =>
+    send(reply, 403, "cross-origin-refused", "this origin may not call the issuer");
+  registerIssuer({ app, cors, refusePreflight, rounds, ...state });
+  registerKeyDirectory({ app, cors, refusePreflight, rounds, keys: keyringSource(state.keyring) });
+  const everyMs = ledgerPruneEvery(options);
+  if (everyMs !== undefined) schedulePrune(app, state.ledger, rounds, everyMs, options.log);
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();

@@ -15,6 +15,8 @@ export interface QuotaStore {
   take(window: string, identity: string, count: number, budget: number): Promise<void>;
   /** Drop a window's counts (its round is closed: its tokens are worthless now). */
   forget(window: string): Promise<void>;
+  /** The windows it holds counts for (what a scheduled prune looks up: ledger-prune.ts). */
+  windows(): Promise<string[]>;
 }
 
 function exhausted(budget: number, before: number, count: number): never {
@@ -49,6 +51,10 @@ export class QuotaLedger implements QuotaStore {
 
   async forget(window: string): Promise<void> {
     this.#windows.delete(window);
+  }
+
+  async windows(): Promise<string[]> {
+    return [...this.#windows.keys()];
   }
 }
 
@@ -95,11 +101,14 @@ export class DirectoryQuotaLedger implements QuotaStore {
     if (WINDOW.test(window)) await rm(join(this.dir, window), { recursive: true, force: true });
   }
 
+  async windows(): Promise<string[]> {
+    return (await readdir(this.dir).catch(() => [] as string[])).filter((name) => WINDOW.test(name));
+  }
+
   /** Remove every window whose directory was last changed more than `maxAgeMs` ago; resolves with their ids. */
   async prune(maxAgeMs: number, now = Date.now()): Promise<string[]> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
     const old: string[] = [];
-    for (const name of names.filter((n) => WINDOW.test(n))) {
+    for (const name of await this.windows()) {
       const info = await stat(join(this.dir, name)).catch(() => undefined);
       if (info && now - info.mtimeMs > maxAgeMs) old.push(name);
     }

@@ -23,4 +23,11 @@ export interface TokenProtection {
   readonly maxRequests?: number;
   /** Round tokens a campaign token gets per campaign round (default 1: one report per round). */
   readonly campaignRoundBudget?: number;
+  /**
+   * Milliseconds between prunes of the issuer's quota ledger (default 600,000: 10
+   * minutes; false: never): the counts of windows whose round is closed, or that
+   * name no round or campaign any more, are dropped (tokens/ledger-prune.ts).
+   * Open rounds and campaigns are kept.
+   */
+  readonly ledgerPruneEveryMs?: number | false;
 }

@@ -1,11 +1,14 @@
 import { join } from "node:path";
+import type { FastifyReply } from "fastify";
 import type { CollectorContext } from "../collector-context.js";
 import { InvalidParameterError } from "../errors.js";
 import type { Attester } from "./attester.js";
 import { storedRoundLookup } from "./issuer-rounds.js";
 import { registerIssuer } from "./issuer-routes.js";
+import { registerKeyDirectory } from "./key-directory.js";
 import { TokenKeyring } from "./keyring.js";
 import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "./ledger.js";
+import { DEFAULT_LEDGER_PRUNE_EVERY_MS, ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
 import type { TokenProtection } from "./protection.js";
 import { keyringSource, RemoteKeys, type ReportGate, tokenGate } from "./token-gate.js";
 
@@ -25,6 +28,15 @@ export interface IssuerState {
   readonly attester: Attester;
   readonly maxRequests: number;
   readonly campaignRoundBudget: number;
+}
+
+/** The interval of the scheduled ledger prune (`ledgerPruneEveryMs`), undefined when off. */
+export function ledgerPruneEvery(protection: TokenProtection): number | undefined {
+  const every = protection.ledgerPruneEveryMs ?? DEFAULT_LEDGER_PRUNE_EVERY_MS;
+  if (every === false) return undefined;
+  if (!(Number.isFinite(every) && every > 0))
+    throw new InvalidParameterError(`tokens: ledgerPruneEveryMs must be > 0 ms or false (got ${every})`);
+  return every;
 }
 
 /** The issuer's keyring and ledger for `protection` (which must name an attester). */
@@ -57,18 +69,36 @@ export function registerTokens(context: CollectorContext, protection: TokenProte
     throw new InvalidParameterError(
       "tokens: give either attester (issuer inside) or issuerUrl (issuer apart)",
     );
-  if (protection.issuerUrl !== undefined) return tokenGate(new RemoteKeys(protection.issuerUrl));
-  const state = issuerState(protection);
   const { app, cors, findRound, storage } = context;
-  registerIssuer({
-    app,
-    cors,
-    refusePreflight: (reply) => context.refusePreflight(reply),
-    rounds: storedRoundLookup({
-      findRound,
-      closedAt: async (round) => (await storage.roundState(round)).closedAt,
-    }),
-    ...state,
+  const rounds = storedRoundLookup({
+    findRound,
+    closedAt: async (round) => (await storage.roundState(round)).closedAt,
   });
-  return tokenGate(keyringSource(state.keyring));
+  const refusePreflight = (reply: FastifyReply) => context.refusePreflight(reply);
+  if (protection.issuerUrl !== undefined) {
+    // The keys this collector verifies with, served as its key directory (a device's second origin).
+    const keys = new RemoteKeys(protection.issuerUrl);
+    registerKeyDirectory({ app, cors, refusePreflight, rounds, keys });
+    return tokenGate(keys);
+  }
+  const state = issuerState(protection);
+  registerIssuer({ app, cors, refusePreflight, rounds, ...state });
+  const keys = keyringSource(state.keyring);
+  registerKeyDirectory({ app, cors, refusePreflight, rounds, keys });
+  const everyMs = ledgerPruneEvery(protection);
+  if (everyMs !== undefined) {
+    const stop = scheduleLedgerPrune({
+      ledger: state.ledger,
+      rounds,
+      everyMs,
+      done: (result) => {
+        context.metrics.ledgerPruned(result.pruned.length);
+        const line = ledgerPruneLine(result);
+        if (line) app.log.info({ windows: result.pruned, kept: result.kept, unknown: result.unknown }, line);
+      },
+      failed: (error) => app.log.error(error, "token quota ledger: prune failed; retrying at the next"),
+    });
+    app.addHook("onClose", stop);
+  }
+  return tokenGate(keys);
 }

@@ -3,6 +3,7 @@ import { rsaKeyOfSpki, toBytes } from "@calm-ldp/client/tokens";
 import type { StoredRound } from "../api.js";
 import { reject } from "../errors.js";
 import { checkTokenReports, checkViewTokenReports } from "./check-reports.js";
+import type { DirectoryKeys } from "./key-directory.js";
 import { type TokenKeyring, type VerifyKey, viewKeyName } from "./keyring.js";
 
 /** The report path's hook: refuse a batch whose tokens do not check out (see check-reports.ts). */
@@ -17,9 +18,10 @@ export interface KeySource {
 }
 
 /** The issuer's own keyring (issuer inside the collector): a view key is `<round>.v<view>` with the round's challenge. */
-export const keyringSource = (keyring: TokenKeyring): KeySource => ({
+export const keyringSource = (keyring: TokenKeyring): KeySource & DirectoryKeys => ({
   keyFor: (round, view) =>
     view === undefined ? keyring.keyFor(round) : keyring.keyFor(viewKeyName(round, view), round),
+  campaignKeyFor: (campaign) => keyring.keyFor(campaign),
 });
 
 const sha256 = (bytes: Uint8Array | string) => new Uint8Array(createHash("sha256").update(bytes).digest());
@@ -44,7 +46,7 @@ function redemptionContext(challenge: Uint8Array): Uint8Array | undefined {
  * token of any other issuer names another key id and is refused. One HTTP
  * request per (round, view), then O(1).
  */
-export class RemoteKeys implements KeySource {
+export class RemoteKeys implements KeySource, DirectoryKeys {
   readonly #keys = new Map<string, Promise<VerifyKey>>();
   readonly #base: string;
 
@@ -57,17 +59,32 @@ export class RemoteKeys implements KeySource {
 
   keyFor(round: string, view?: number): Promise<VerifyKey> {
     const name = view === undefined ? round : viewKeyName(round, view);
+    const path = `rounds/${encodeURIComponent(round)}/token-key${view === undefined ? "" : `?view=${view}`}`;
+    return this.#kept(name, () => this.#fetch(round, path, name));
+  }
+
+  /**
+   * The key of campaign `campaign`'s campaign tokens (`GET <issuer>/v1/campaigns/:id/token-key`),
+   * fetched once and kept like a round's: the collector never verifies campaign
+   * tokens (the issuer does), it mirrors the key in its key directory.
+   */
+  campaignKeyFor(campaign: string): Promise<VerifyKey> {
+    const path = `campaigns/${encodeURIComponent(campaign)}/token-key`;
+    return this.#kept(`campaign:${campaign}`, () => this.#fetch(campaign, path, campaign));
+  }
+
+  #kept(name: string, fetchKey: () => Promise<VerifyKey>): Promise<VerifyKey> {
     let key = this.#keys.get(name);
     if (!key) {
-      key = this.#fetch(round, view, name);
+      key = fetchKey();
       this.#keys.set(name, key);
       key.catch(() => this.#keys.delete(name));
     }
     return key;
   }
 
-  async #fetch(round: string, view: number | undefined, name: string): Promise<VerifyKey> {
-    const url = `${this.#base}/v1/rounds/${encodeURIComponent(round)}/token-key${view === undefined ? "" : `?view=${view}`}`;
+  async #fetch(round: string, path: string, name: string): Promise<VerifyKey> {
+    const url = `${this.#base}/v1/${path}`;
     let body: { publicKey?: unknown; challenge?: unknown; reason?: unknown };
     let status: number;
     try {

@@ -15,7 +15,13 @@ import type {
 import { InvalidParameterError, RoundClosedError, StorageError } from "../../errors.js";
 import { clickHouseSchemaVersion, clickHouseShard } from "../../migrations/clickhouse.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
-import { countsFromRows, roundFromRow, stateFromRow, supportFromRows } from "../../storage-rows.js";
+import {
+  countsFromRows,
+  droppedCounters,
+  roundFromRow,
+  stateFromRow,
+  supportFromRows,
+} from "../../storage-rows.js";
 import { clickHouseRoundReads } from "./campaign-summary.js";
 import { HeldIds } from "./held-ids.js";
 import { ShardHttp } from "./http.js";
@@ -265,7 +271,17 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   async countRejected(round: StoredRound, reason: string, reports: number): Promise<void> {
-    await this.#addCounter(round, `rejected:${reason}`, reports);
+    await this.#addCounters([{ round_no: round.no, name: `rejected:${reason}`, value: reports }]);
+  }
+
+  /** One insert of each view's counter row (`dropped:<reason>:<view>`; the counters table sums them). */
+  async countDropped(round: StoredRound, reason: string, perView: readonly number[]): Promise<void> {
+    const rows = droppedCounters(reason, perView).map((c) => ({
+      round_no: round.no,
+      name: c.name,
+      value: c.amount,
+    }));
+    if (rows.length > 0) await this.#addCounters(rows);
   }
 
   async closeRound(round: StoredRound, at: Date): Promise<RoundState> {
@@ -445,13 +461,9 @@ class ClickHouseStorage implements CollectorStorage {
     await Promise.all(this.#clients.map((client) => client.close()));
   }
 
-  async #addCounter(round: StoredRound, name: string, amount: number): Promise<void> {
+  async #addCounters(values: readonly { round_no: number; name: string; value: number }[]): Promise<void> {
     await this.#guard("write", () =>
-      this.#readClient().insert({
-        table: `${this.#db}.calm_counters`,
-        values: [{ round_no: round.no, name, value: amount }],
-        format: "JSONEachRow",
-      }),
+      this.#readClient().insert({ table: `${this.#db}.calm_counters`, values, format: "JSONEachRow" }),
     );
   }
 

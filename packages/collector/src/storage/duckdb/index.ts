@@ -3,6 +3,7 @@ import type * as api from "../../api.js";
 import { StorageError } from "../../errors.js";
 import { duckDbSchemaVersion } from "../../migrations/duckdb.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
+import { droppedCounters } from "../../storage-rows.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
 import { duckDbRoundReads } from "./campaign-summary.js";
 import { DuckDbWriter } from "./ingest.js";
@@ -134,6 +135,12 @@ class DuckDbStorage extends SqlStorageReads implements api.CollectorStorage {
 
   async countRejected(round: api.StoredRound, reason: string, reports: number): Promise<void> {
     await this.#writer.submit({ kind: "counter", round, name: `rejected:${reason}`, amount: reports });
+  }
+
+  /** Each view's counter (`dropped:<reason>:<view>`) added in the writer's next group commit. */
+  async countDropped(round: api.StoredRound, reason: string, perView: readonly number[]): Promise<void> {
+    const counters = droppedCounters(reason, perView);
+    await Promise.all(counters.map((counter) => this.#writer.submit({ kind: "counter", round, ...counter })));
   }
 
   supportCounts(round: api.StoredRound): Promise<api.SupportCounts> {

@@ -3,6 +3,7 @@ import pg from "pg";
 import type * as api from "../../api.js";
 import { InvalidParameterError } from "../../errors.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
+import { droppedCounters } from "../../storage-rows.js";
 import { SqlStorageReads } from "../shared/sql-reads.js";
 import { postgresRoundReads } from "./campaign-summary.js";
 import { PostgresDb } from "./connection.js";
@@ -100,6 +101,14 @@ class PostgresStorage extends SqlStorageReads implements api.CollectorStorage {
 
   async countRejected(round: api.StoredRound, reason: string, reports: number): Promise<void> {
     await this.#db.write((client) => addCounter(client, round.no, `rejected:${reason}`, reports));
+  }
+
+  /** One transaction adding each view's counter (`dropped:<reason>:<view>`). */
+  async countDropped(round: api.StoredRound, reason: string, perView: readonly number[]): Promise<void> {
+    await this.#db.write(async (client) => {
+      for (const { name, amount } of droppedCounters(reason, perView))
+        await addCounter(client, round.no, name, amount);
+    });
   }
 
   closeRound(round: api.StoredRound, at: Date): Promise<api.RoundState> {
