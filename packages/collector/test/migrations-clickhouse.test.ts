@@ -229,14 +229,23 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
     }
   }, 120_000);
 
-  it("a step 3 -> 4 interrupted mid-copy (view dropped, old table renamed, new one half filled) is redone whole", async () => {
-    const at = freshDatabase(service.url!, "layout3cut");
+  /** A fresh database holding layout 3 after step 3 -> 4's first moves: view dropped, old table renamed, new one made. */
+  const withStep4Begun = async (name: string, body: (at: string, db: string) => Promise<void>) => {
+    const at = freshDatabase(service.url!, name);
     const db = parseClickHouseUrl(at).database;
     try {
       await writeLayout(at, 3);
       await onEveryShard(at, `DROP TABLE ${db}.calm_cell_counts_mv`);
       await onEveryShard(at, `RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v3`);
       await onEveryShard(at, reportsTable(db));
+      await body(at, db);
+    } finally {
+      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
+    }
+  };
+
+  it("a step 3 -> 4 interrupted mid-copy (view dropped, old table renamed, new one half filled) is redone whole", async () => {
+    await withStep4Begun("layout3cut", async (at, db) => {
       await onEveryShard(at, `INSERT INTO ${db}.calm_reports SELECT * FROM ${db}.calm_reports_v3 LIMIT 5`);
       const storage = await openClickHouseStorage(at);
       expect(storage.schemaMigration).toMatchObject({ from: 3, to: 4 });
@@ -252,20 +261,12 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
       });
       expect((await storage.counts(round)).accepted).toBe(41);
       await storage.close();
-    } finally {
-      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
-    }
+    });
   }, 120_000);
 
   it("the check above catches a step 3 -> 4 that copied the rows with the view attached (counted twice)", async () => {
-    const at = freshDatabase(service.url!, "layout3broken");
-    const db = parseClickHouseUrl(at).database;
-    try {
-      await writeLayout(at, 3);
-      // The broken variant: rename, make the new table and its view, then copy.
-      await onEveryShard(at, `DROP TABLE ${db}.calm_cell_counts_mv`);
-      await onEveryShard(at, `RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v3`);
-      await onEveryShard(at, reportsTable(db));
+    await withStep4Begun("layout3broken", async (at, db) => {
+      // The broken variant: the new table's view made before the copy.
       const view = CLICKHOUSE_LAYOUTS[2]!.statements.find((s) => s.includes("MATERIALIZED VIEW"))!;
       await onEveryShard(at, view.replaceAll("{db}", db));
       await onEveryShard(at, `INSERT INTO ${db}.calm_reports SELECT * FROM ${db}.calm_reports_v3`);
@@ -279,9 +280,7 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
       // 40 counted (41 rows, one written off), then the 41 rows once more.
       expect((await storage.counts((await storage.findRound(OPEN))!)).accepted).toBe(81);
       await storage.close();
-    } finally {
-      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
-    }
+    });
   }, 120_000);
 
   it("the current layout is stamped and kept; a newer one is refused", async () => {
