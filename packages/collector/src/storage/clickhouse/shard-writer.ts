@@ -56,7 +56,10 @@ const EMPTY = Buffer.alloc(0);
  * `duplicates` stay exact. Waits go only to earlier inserts, which wait for
  * nothing later, so none can deadlock. Cost per group and round: 2 round trips,
  * 16 bytes per new id in (1) twice (looked up, then checked), ~30 + 4 x cells
- * bytes per new report in (2); ids in `held` cost a hash probe and no I/O.
+ * bytes per new report in (2); ids in `held` cost a hash probe and no I/O. On
+ * the shard, (1) reads for g ids min(g granules, the round's rows) of
+ * `calm_reports` (`REPORT_GRANULE` rows each), and (2) writes two parts (the
+ * rows, their counts), each merged again later.
  */
 export class ShardWriter {
   readonly #chains: ShardChain[];
