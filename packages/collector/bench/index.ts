@@ -12,7 +12,8 @@
  *    then to the real one; prints reports/s of both, their ratio (target >= 50%),
  *    the CPU time per report of the collector, the load generator and (PostgreSQL
  *    on this machine) the database server in each run, and per-request latency
- *    percentiles (target >= 20,000 reports/s);
+ *    percentiles (target >= 20,000 reports/s), and the store's group commits in
+ *    this process during the timed run (how many, reports and milliseconds each);
  * 2. an 8-way marginal query on that round (target <= 200 ms): the HTTP answer,
  *    and its parts (SQL GROUP BY in DuckDB; estimation in JavaScript).
  * The round: d = 8 binary attributes, k = 8, eps = 1 (CALM plans l = 4, m = 70
@@ -76,6 +77,14 @@ const dropKey = process.argv.includes("--drop-key");
 const ids = reportIdKind();
 if (dropKey && backendName !== "postgres") throw new Error("--drop-key: PostgreSQL only");
 if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_reports_pkey");
+// Group commits of the store in this process during the timed ingest (what a group holds, how long it takes).
+const groups = { on: false, count: 0, reports: 0, seconds: 0 };
+storage.observeGroupCommits?.((group) => {
+  if (!groups.on) return;
+  groups.count++;
+  groups.reports += group.size;
+  groups.seconds += group.seconds;
+});
 const collector = await startCollector({ storage, adminToken: TOKEN });
 const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN });
 // With --collectors N, N collector processes on the same store take the load (the one
@@ -162,7 +171,9 @@ if (warmup > 0) {
   );
 }
 const ceiling = await run([bare.url]);
+groups.on = true;
 const done = await run(ingestUrls);
+groups.on = false;
 worker.disconnect();
 const sorted = Float64Array.from(done.latencies).sort();
 const percentile = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -181,6 +192,10 @@ console.log(
 );
 console.log(`    bare: ${cpuLine(ceiling)}`);
 console.log(`    ${backend.description}: ${cpuLine(done)}`);
+if (groups.count > 0)
+  console.log(
+    `  group commits in this process: ${groups.count} (${(groups.reports / groups.count).toFixed(0)} reports each on average, ${((1000 * groups.seconds) / groups.count).toFixed(1)} ms each from start to answer)`,
+  );
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
 );

@@ -4,7 +4,7 @@ import { uniformSchema } from "@calm-ldp/marginal-algebra";
 import { expect, it } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
-import { CLICKHOUSE_SCHEMA_VERSION } from "../src/migrations/clickhouse.js";
+import { CLICKHOUSE_SCHEMA_VERSION, reportsTable } from "../src/migrations/clickhouse.js";
 import { REPORT_MARK } from "../src/storage/clickhouse/write-offs.js";
 import { freshDatabase, onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { CLICKHOUSE_LAYOUTS } from "./fixtures/layouts.js";
@@ -34,7 +34,7 @@ function support(reports: readonly Report[]): number[][] {
 }
 
 /** The cluster holding `layout`'s tables and rows as a collector of that version left them. */
-async function writeLayout(url: string, layout: 1 | 2) {
+async function writeLayout(url: string, layout: 1 | 2 | 3) {
   const { database: db, cluster, shards } = parseClickHouseUrl(url);
   const statements = CLICKHOUSE_LAYOUTS[layout - 1]!.statements.map((s) =>
     s.replaceAll("{db}", db).replaceAll("{cluster}", cluster),
@@ -48,7 +48,7 @@ async function writeLayout(url: string, layout: 1 | 2) {
     reports.map((r) => `(${no}, '${r.id}', ${r.view}, [${r.cell}])`).join(", ");
   const byShard = (reports: readonly Report[]) =>
     shards.map((_, i) => reports.filter((r) => shardOf(r.id, shards.length) === i));
-  const rounds = layout === 2 ? [OPEN, DROPPED] : [OPEN];
+  const rounds = layout >= 2 ? [OPEN, DROPPED] : [OPEN];
   for (const id of rounds) {
     const request = JSON.stringify(roundToStore(plan, id).request);
     await onEveryShard(
@@ -66,6 +66,7 @@ async function writeLayout(url: string, layout: 1 | 2) {
     `INSERT INTO ${db}.calm_counters VALUES (${numberOf(OPEN)}, 'duplicates', 3), (${numberOf(OPEN)}, 'rejected:schema', 2)`,
   );
   if (layout === 1) return;
+  if (layout === 3) return writeLayout3Rest(url, byShard, onShard);
   // Layout 2: a round closed with its ids dropped: its counts kept per shard, its mark on
   // every shard, and some of its rows still there (the delete is an asynchronous mutation).
   const dropped = fixtureReports(100, 25);
@@ -86,6 +87,49 @@ async function writeLayout(url: string, layout: 1 | 2) {
       );
   }
   await onShard(0, `INSERT INTO ${db}.calm_reports VALUES ${rows(no, byShard(dropped)[0]!.slice(0, 3))}`);
+}
+
+/**
+ * Layout 3 beyond the open round's rows (counted by its materialized view as
+ * inserted): the write-off of report 1's raced copy, and a round closed with its
+ * ids dropped (its counts in `calm_cell_counts`, no rows left).
+ */
+async function writeLayout3Rest(
+  url: string,
+  byShard: (reports: readonly Report[]) => Report[][],
+  onShard: (i: number, sql: string) => Promise<void>,
+) {
+  const { database: db, shards } = parseClickHouseUrl(url);
+  const first = fixtureReports(1, 1)[0]!;
+  const open = numberOf(OPEN);
+  await onShard(
+    shardOf(first.id, shards.length),
+    `INSERT INTO ${db}.calm_count_fixes VALUES (${open}, '${first.id}', ${first.view}, ${REPORT_MARK}, -1, 2),
+     (${open}, '${first.id}', ${first.view}, ${first.cell}, -1, 2)`,
+  );
+  const no = numberOf(DROPPED);
+  await onEveryShard(
+    url,
+    `INSERT INTO ${db}.calm_round_state VALUES (${no}, '${DROPPED}', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z')`,
+  );
+  for (const [i, part] of byShard(fixtureReports(100, 25)).entries()) {
+    const values = part.flatMap((r) => [
+      `(${no}, ${r.view}, ${REPORT_MARK}, 1)`,
+      `(${no}, ${r.view}, ${r.cell}, 1)`,
+    ]);
+    if (values.length > 0) await onShard(i, `INSERT INTO ${db}.calm_cell_counts VALUES ${values.join(", ")}`);
+  }
+}
+
+/** Rows per granule of `calm_reports` on each shard, from its DDL. */
+async function granules(url: string): Promise<string[]> {
+  const { database } = parseClickHouseUrl(url);
+  const answers = await onEveryShard(
+    url,
+    `SELECT extract(create_table_query, 'index_granularity = [0-9]+') FROM system.tables
+     WHERE database = '${database}' AND name = 'calm_reports'`,
+  );
+  return answers.map((answer) => answer.trim());
 }
 
 /** The round holds exactly `reports` (counted once each), with these counters. */
@@ -115,20 +159,23 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
       )
     ).map(Number);
 
-  for (const layout of [1, 2] as const)
+  for (const layout of [1, 2, 3] as const)
     it(`layout ${layout} is migrated: every round's counts, support, ids and state kept; old ids still known`, async () => {
       const at = freshDatabase(service.url!, `layout${layout}`);
       try {
         await writeLayout(at, layout);
         let storage = await openClickHouseStorage(at);
-        expect(storage.schemaMigration).toMatchObject({ backend: "clickhouse", from: layout, to: 3 });
+        expect(storage.schemaMigration).toMatchObject({ backend: "clickhouse", from: layout, to: 4 });
         expect(storage.schemaMigration!.steps.map((s) => s.slice(0, 6))).toEqual(
-          layout === 1 ? ["1 -> 2", "2 -> 3"] : ["2 -> 3"],
+          ["1 -> 2", "2 -> 3", "3 -> 4"].slice(layout - 1),
         );
-        expect(await versions(at)).toEqual([3, 3]);
+        expect(await versions(at)).toEqual([4, 4]);
+        expect(await granules(at)).toEqual(["index_granularity = 512", "index_granularity = 512"]);
         const open = fixtureReports(1, 40);
         const round = await expectRound(storage, OPEN, open, { duplicates: 3, rejected: { schema: 2 } });
-        expect(await storage.heldIds(round)).toBe(40); // one row per id: the raced copy is gone
+        // Layouts 1 and 2: one row per id (copied FINAL: the raced copy is gone); 3: the copy
+        // is kept, its write-off too.
+        expect(await storage.heldIds(round)).toBe(layout === 3 ? 41 : 40);
         expect(await storage.roundState(round)).toEqual({ closedAt: null, idsDroppedAt: null });
         expect(
           await storage.storeReports(round, [
@@ -136,7 +183,7 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
             acceptedReport(999, 0, [0]),
           ]),
         ).toEqual({ stored: 1, duplicates: 1 });
-        if (layout === 2) {
+        if (layout >= 2) {
           const dropped = await expectRound(storage, DROPPED, fixtureReports(100, 25), {
             duplicates: 0,
             rejected: {},
@@ -150,7 +197,7 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
         await storage.close();
         // Opened again: nothing left to do, the data as migrated.
         storage = await openClickHouseStorage(at);
-        expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 3, to: 3, steps: [] });
+        expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 4, to: 4, steps: [] });
         expect((await storage.counts((await storage.findRound(OPEN))!)).accepted).toBe(41);
         await storage.close();
       } finally {
@@ -174,7 +221,7 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
         `INSERT INTO ${db}.calm_reports SELECT * FROM ${db}.calm_reports_v2 WHERE round_no = ${numberOf(OPEN)} LIMIT 5`,
       );
       const storage = await openClickHouseStorage(at);
-      expect(storage.schemaMigration).toMatchObject({ from: 2, to: 3 });
+      expect(storage.schemaMigration).toMatchObject({ from: 2, to: 4 });
       const round = await expectRound(storage, OPEN, fixtureReports(1, 40), {
         duplicates: 3,
         rejected: { schema: 2 },
@@ -187,9 +234,63 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
     }
   }, 120_000);
 
+  /** A fresh database holding layout 3 after step 3 -> 4's first moves: view dropped, old table renamed, new one made. */
+  const withStep4Begun = async (name: string, body: (at: string, db: string) => Promise<void>) => {
+    const at = freshDatabase(service.url!, name);
+    const db = parseClickHouseUrl(at).database;
+    try {
+      await writeLayout(at, 3);
+      await onEveryShard(at, `DROP TABLE ${db}.calm_cell_counts_mv`);
+      await onEveryShard(at, `RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v3`);
+      await onEveryShard(at, reportsTable(db));
+      await body(at, db);
+    } finally {
+      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
+    }
+  };
+
+  it("a step 3 -> 4 interrupted mid-copy (view dropped, old table renamed, new one half filled) is redone whole", async () => {
+    await withStep4Begun("layout3cut", async (at, db) => {
+      await onEveryShard(at, `INSERT INTO ${db}.calm_reports SELECT * FROM ${db}.calm_reports_v3 LIMIT 5`);
+      const storage = await openClickHouseStorage(at);
+      expect(storage.schemaMigration).toMatchObject({ from: 3, to: 4 });
+      const round = await expectRound(storage, OPEN, fixtureReports(1, 40), {
+        duplicates: 3,
+        rejected: { schema: 2 },
+      });
+      expect(await storage.heldIds(round)).toBe(41);
+      // The view is back: a new report is counted.
+      expect(await storage.storeReports(round, [acceptedReport(999, 0, [0])])).toEqual({
+        stored: 1,
+        duplicates: 0,
+      });
+      expect((await storage.counts(round)).accepted).toBe(41);
+      await storage.close();
+    });
+  }, 120_000);
+
+  it("the check above catches a step 3 -> 4 that copied the rows with the view attached (counted twice)", async () => {
+    await withStep4Begun("layout3broken", async (at, db) => {
+      // The broken variant: the new table's view made before the copy.
+      const view = CLICKHOUSE_LAYOUTS[2]!.statements.find((s) => s.includes("MATERIALIZED VIEW"))!;
+      await onEveryShard(at, view.replaceAll("{db}", db));
+      await onEveryShard(at, `INSERT INTO ${db}.calm_reports SELECT * FROM ${db}.calm_reports_v3`);
+      await onEveryShard(at, `DROP TABLE ${db}.calm_reports_v3`);
+      await onEveryShard(at, `INSERT INTO ${db}.calm_schema_version VALUES (4, 'broken')`);
+      const storage = await openClickHouseStorage(at);
+      expect(storage.schemaMigration!.steps).toEqual([]);
+      await expect(
+        expectRound(storage, OPEN, fixtureReports(1, 40), { duplicates: 3, rejected: { schema: 2 } }),
+      ).rejects.toThrow();
+      // 40 counted (41 rows, one written off), then the 41 rows once more.
+      expect((await storage.counts((await storage.findRound(OPEN))!)).accepted).toBe(81);
+      await storage.close();
+    });
+  }, 120_000);
+
   it("the current layout is stamped and kept; a newer one is refused", async () => {
     let storage = await openClickHouseStorage(url);
-    expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 0, to: 3, steps: [] });
+    expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 0, to: 4, steps: [] });
     expect(await versions()).toEqual([CLICKHOUSE_SCHEMA_VERSION, CLICKHOUSE_SCHEMA_VERSION]);
     const round = await storage.createRound(roundToStore(plan as CalmPlan, fixedId(77)));
     await storage.storeReports(round, [acceptedReport(1, 0, [1]), acceptedReport(2, 0, [0])]);

@@ -3,6 +3,7 @@ import {
   CLICKHOUSE_SCHEMA_VERSION,
   clickHouseShard,
   migrateClickHouseShard,
+  reportsTable,
   versionClickHouseShard,
 } from "../../migrations/clickhouse.js";
 import type { SchemaMigration } from "../../migrations/runner.js";
@@ -18,7 +19,8 @@ export interface ClusterTables {
 /**
  * The collector's tables on every shard (SQL that ClickHouse 18.16 and current
  * releases accept; created when absent):
- * - `calm_reports` (`MergeTree`, sorting key (round, report id)): one row per
+ * - `calm_reports` (`MergeTree`, sorting key (round, report id), a granule per
+ *   `REPORT_GRANULE` rows): one row per
  *   stored report, its view and supported cells as an array. Rows are never
  *   collapsed, so two rows of one id (two collectors racing) stay visible to the
  *   writer that looks for them;
@@ -32,7 +34,7 @@ export interface ClusterTables {
  *   shard), `calm_round_state` (closing and dropping times, on every shard), and
  *   `Distributed` tables `calm_reports_all`, `calm_counters_all` over the
  *   cluster (the counts are read from each shard's local tables).
- * Each shard of an earlier layout (1, 2) is migrated first, and its schema
+ * Each shard of an earlier layout (1 to 3) is migrated first, and its schema
  * version checked and stamped (migrations/clickhouse.ts); resolves with what
  * that did. Throws when a shard is not the cluster's shard of its position, or
  * its schema is newer than this collector's.
@@ -49,8 +51,7 @@ export async function prepareTables(
     `CREATE DATABASE IF NOT EXISTS ${db}`,
     `CREATE TABLE IF NOT EXISTS ${db}.calm_rounds (round_no UInt64, round_id String, created_at String,
        plan String, request String) ENGINE = ReplacingMergeTree() ORDER BY round_no`,
-    `CREATE TABLE IF NOT EXISTS ${db}.calm_reports (round_no UInt64, report_id UUID, view UInt32,
-       cells Array(UInt32)) ENGINE = MergeTree() ORDER BY (round_no, report_id)`,
+    reportsTable(db),
     `CREATE TABLE IF NOT EXISTS ${db}.calm_cell_counts (round_no UInt64, view UInt32, cell UInt32, n Int64)
        ENGINE = SummingMergeTree() ORDER BY (round_no, view, cell)`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.calm_cell_counts_mv TO ${db}.calm_cell_counts

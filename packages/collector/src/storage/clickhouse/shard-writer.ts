@@ -41,7 +41,8 @@ const EMPTY = Buffer.alloc(0);
  *     group's ids not in `held` (ids this process knows the shard holds) the
  *     shard holds, and, for the previous group's inserted ids (same round),
  *     which the shard now holds in more than one row (ids as binary external
- *     data, tables `ids` and `done`);
+ *     data: table `ids` holds both sets and is the one set tested per scanned
+ *     row, `done` the previous group's, tested only on the rows found);
  * (2) one `RowBinary` insert writes the new reports (their counts through the
  *     materialized view in the same statement), added to `held` first and
  *     taken out again if it fails.
@@ -55,7 +56,10 @@ const EMPTY = Buffer.alloc(0);
  * `duplicates` stay exact. Waits go only to earlier inserts, which wait for
  * nothing later, so none can deadlock. Cost per group and round: 2 round trips,
  * 16 bytes per new id in (1) twice (looked up, then checked), ~30 + 4 x cells
- * bytes per new report in (2); ids in `held` cost a hash probe and no I/O.
+ * bytes per new report in (2); ids in `held` cost a hash probe and no I/O. On
+ * the shard, (1) reads for g ids min(g granules, the round's rows) of
+ * `calm_reports` (`REPORT_GRANULE` rows each), and (2) writes two parts (the
+ * rows, their counts), each merged again later.
  */
 export class ShardWriter {
   readonly #chains: ShardChain[];
@@ -183,16 +187,16 @@ class ShardChain {
     const candidates = pick(no, entries, this.held);
     let answer: string[][];
     try {
+      // One set tested per row (`ids`: the group's new ids and the previous group's); `done`
+      // is tested only on the rows found (half the scan's cost of `IN ids OR IN done`).
+      const done = prev ? uuidsBinary(prev.fresh.words, prev.fresh.reports.length) : EMPTY;
       answer = await this.shard.queryWithIds(
         `SELECT toString(report_id), count(), max(report_id IN done) FROM ${this.db}.calm_reports
-         WHERE round_no = ${no} AND (report_id IN ids OR report_id IN done)
-         GROUP BY report_id HAVING count() > 1 OR max(report_id IN ids)
+         WHERE round_no = ${no} AND report_id IN ids
+         GROUP BY report_id HAVING count() > 1 OR max(report_id IN done) = 0
          UNION ALL SELECT 'closed', toUInt64(0), materialize(toUInt8(0)) FROM ${this.db}.calm_round_state
          WHERE round_no = ${no} LIMIT 1`,
-        {
-          ids: uuidsBinary(candidates.words, candidates.reports.length),
-          done: prev ? uuidsBinary(prev.fresh.words, prev.fresh.reports.length) : EMPTY,
-        },
+        { ids: Buffer.concat([uuidsBinary(candidates.words, candidates.reports.length), done]), done },
       );
     } catch (error) {
       unpick(no, candidates, this.held);
