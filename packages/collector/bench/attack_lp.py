@@ -218,6 +218,7 @@ class Reduced:
         moves = output_symmetries(oracle)
         keys = [(v, i) for v in range(M) for i in range(len(oracle.outputs))]
         g_of, self.ng = orbits(keys, [lambda k, f=f: self._move(oracle, f, k) for f in moves])
+        self.g_of, self.outputs = g_of, len(oracle.outputs)
         first = {}
         for v, i in keys:
             first.setdefault((v, oracle.outputs[i][1]), oracle.outputs[i])
@@ -265,7 +266,8 @@ class Reduced:
 
     def least_variance(self, cap):
         """QP (SLSQP over the null space of the unbiasedness constraints): the least per-report variance of an
-        unbiased estimator whose fakes' mean best score is <= cap. Returns (variance, converged) or None if infeasible."""
+        unbiased estimator whose fakes' mean best score is <= cap. Returns (variance, converged) or None if infeasible;
+        the estimator's scores g_v(o) (views x outputs) are left in `self.scores`."""
         from scipy.linalg import null_space
         from scipy.optimize import linprog, minimize
 
@@ -289,4 +291,16 @@ class Reduced:
         res = minimize(f, np.zeros(basis.shape[1]), jac=df, method="SLSQP", constraints=[{"type": "ineq", "fun": lambda s: h_ub - g_ub @ s, "jac": lambda s: -g_ub}], options={"maxiter": 3000, "ftol": 1e-14})
         x = x0 + basis @ res.x
         assert np.all(a_ub @ x <= b_ub + 1e-6) and np.allclose(self.a_eq @ x, self.b_eq, atol=1e-8)
+        self.scores = np.array([[x[self.g_of[(v, i)]] for i in range(self.outputs)] for v in range(M)])
         return w @ x**2 - F_T**2, bool(res.success)
+
+
+def released_variance(oracle, w):
+    """Per-report variance of calm-core's released target cell: (1/m) sum_v E[(m w_v . est(O))^2] - f_T^2, iid records."""
+    est = oracle.standard()
+    second = 0.0
+    for wv in w:
+        score = M * (est @ wv)
+        for cell in range(4):
+            second += CELL_LAW[cell] * (oracle.P[cell] @ score**2) / M
+    return second - F_T**2

@@ -58,17 +58,6 @@ def raw_shift(oracle):
     return released_shift(oracle, [np.array([0, 0, 0, 1.0])])
 
 
-def released_variance(oracle, w):
-    """Per-report variance of the released target cell: (1/m) sum_v E[(m w_v . est(O))^2] - f_T^2, iid records."""
-    est = oracle.standard()
-    second = 0.0
-    for v, wv in enumerate(w):
-        score = L.M * (est @ wv)
-        for cell in range(4):
-            second += L.CELL_LAW[cell] * (oracle.P[cell] @ score**2) / L.M
-    return second - L.F_T**2
-
-
 def cap_cost(reduced, eps, cap, grr_released):
     """'var V (R x GRR)' of the least-variance unbiased estimator whose fakes get <= cap x floor, or 'infeasible'."""
     out = reduced.least_variance(cap * (L.floor_factor(eps) - L.F_T) + L.F_T)
@@ -86,7 +75,7 @@ def main():
         rows = []
         for oracle in L.oracles(eps):
             cell_var = oracle.q * (1 - oracle.q) / (oracle.p - oracle.q) ** 2
-            rows.append((oracle, cell_var, released_variance(oracle, w)))
+            rows.append((oracle, cell_var, L.released_variance(oracle, w)))
         grr_cell, grr_released = rows[0][1], rows[0][2]
         for oracle, cell_var, rel_var in rows:
             hashing = oracle.outputs[0][1] is not None
