@@ -14,22 +14,17 @@
  * sum_j value_j * prod_{j' > j} card_j', last attribute fastest). O(sum of cells)
  * consistency runs.
  */
-import { CalmAggregator, estimateCalm, planCalm } from "@calm-ldp/calm-core";
+import { pathToFileURL } from "node:url";
+import { CalmAggregator, type CalmPlan, estimateCalm, planCalm } from "@calm-ldp/calm-core";
 import { createSchema, makeConsistent } from "@calm-ldp/marginal-algebra";
 import { targetView } from "../src/attacks/craft.js";
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-};
-const d = 8;
-const n = Number(arg("n", String(2 ** 17)));
-const pair = arg("target", "0,1").split(",").map(Number);
-const schema = createSchema(Array.from({ length: d }, (_, i) => ({ name: `a${i}`, cardinality: 2 })));
-const out: Record<string, unknown> = {};
-for (const eps of [1, 0.5]) {
-  const plan = planCalm({ schema, n, eps, k: 2 }, { oracle: "oue" });
-  const tv = targetView(plan, { attributes: pair, values: pair.map(() => 1) });
+/**
+ * w[v][c]: the change of view `tv`'s last cell after calm-core's consistency when
+ * view v's estimate of cell c grows by 1 (consistency is linear). O(sum of cells)
+ * consistency runs.
+ */
+export function consistencyWeights(plan: CalmPlan, tv: number): number[][] {
   const aggregator = new CalmAggregator(plan);
   plan.views.forEach((view, v) => {
     aggregator.views[v]!.addCounts(
@@ -41,13 +36,28 @@ for (const eps of [1, 0.5]) {
   const cell = base[tv]!.cells.length - 1;
   const released = (views: typeof base) => makeConsistent(views)[tv]!.cells[cell]!;
   const r0 = released(base);
-  const w = base.map((table, v) =>
+  return base.map((table, v) =>
     Array.from(table.cells, (_, c) => {
       const moved = base.map((t) => ({ ...t, cells: Float64Array.from(t.cells) }));
       moved[v]!.cells[c]! += 1;
       return released(moved) - r0;
     }),
   );
-  out[String(eps)] = { tv, attrs: plan.views.map((v) => v.attributes), w };
 }
-console.log(JSON.stringify(out));
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  const arg = (name: string, fallback: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 ? process.argv[i + 1]! : fallback;
+  };
+  const n = Number(arg("n", String(2 ** 17)));
+  const pair = arg("target", "0,1").split(",").map(Number);
+  const schema = createSchema(Array.from({ length: 8 }, (_, i) => ({ name: `a${i}`, cardinality: 2 })));
+  const out: Record<string, unknown> = {};
+  for (const eps of [1, 0.5]) {
+    const plan = planCalm({ schema, n, eps, k: 2 }, { oracle: "oue" });
+    const tv = targetView(plan, { attributes: pair, values: pair.map(() => 1) });
+    out[String(eps)] = { tv, attrs: plan.views.map((v) => v.attributes), w: consistencyWeights(plan, tv) };
+  }
+  console.log(JSON.stringify(out));
+}
