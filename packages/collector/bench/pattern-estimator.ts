@@ -18,14 +18,16 @@
  * target cell (x0, x1) = (1, 1) with fakes minus without (same honest reports),
  * over the floor beta (e^eps/(e^eps - 1) - f_T): calm-core's full release
  * (`estimateCalm`, query (0, 1)) and the pattern estimate. No attack: squared
- * error of each against the honest sample's f_T, and their ratio of means with a
- * delta-method standard error (paired over seeds). Prints mean +- 1.96 standard
+ * error against the honest sample's f_T of the pattern estimate, of calm-core's
+ * release and of its consistency step alone (linear, what the QP compares with;
+ * the release's non-negativity also acts when n/m is small), and ratios of
+ * means with delta-method standard errors (paired over seeds). Prints mean +- 1.96 standard
  * errors over seeds. (The collector's per-report unary check drops nothing in
  * 4-cell views at 1%, so it is left out here.)
  */
 import { CalmAggregator, type CalmPlan, type CalmReport, estimateCalm, planCalm } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
-import { createSchema } from "@calm-ldp/marginal-algebra";
+import { createSchema, makeConsistent } from "@calm-ldp/marginal-algebra";
 import { type Rng, seededRng, uniformInt } from "@calm-ldp/random";
 import { craftReport, targetView, unaryPq } from "../src/attacks/craft.js";
 import fixture from "../src/attacks/pattern-scores.fixture.json";
@@ -80,14 +82,15 @@ function fake(
   return decodeReport(plan, craftReport(attack, plan, target, v, rng));
 }
 
-/** The two estimates of the target cell from an aggregator and pattern histograms. */
+/** The estimates of the target cell: calm-core's release, the pattern estimate, calm-core's consistency only (linear). */
 function estimates(
   plan: CalmPlan,
   agg: CalmAggregator,
   hist: Float64Array[],
   scores: readonly (readonly number[])[],
 ) {
-  return [estimateCalm(plan, agg).query([0, 1]).cells[3]!, patternEstimate(scores, hist)];
+  const linear = makeConsistent(estimateCalm(plan, agg, { postProcess: false }).rawViews)[0]!.cells[3]!;
+  return [estimateCalm(plan, agg).query([0, 1]).cells[3]!, patternEstimate(scores, hist), linear];
 }
 
 const meanCi = (xs: number[]) => {
@@ -107,7 +110,7 @@ for (const eps of [1, 0.5] as const) {
   const calmBest = adaptiveCalm(plan, consistencyWeights(plan, 0));
   const e = Math.exp(eps);
   const ratios = new Map<string, number[]>();
-  const sq: [number[], number[]] = [[], []];
+  const sq: [number[], number[], number[]] = [[], [], []];
   for (let s = 1; s <= seeds; s++) {
     const rng = seededRng(7_000 + s, Math.round(eps * 10));
     const honest = new CalmAggregator(plan);
@@ -121,7 +124,7 @@ for (const eps of [1, 0.5] as const) {
       hist[report.view]![reportPattern(report.report as Uint32Array, 4)]! += 1;
     }
     const before = estimates(plan, honest, hist, scores);
-    for (let i = 0; i < 2; i++) sq[i]!.push((before[i]! - inT / n) ** 2);
+    for (let i = 0; i < 3; i++) sq[i]!.push((before[i]! - inT / n) ** 2);
     for (const beta of betas) {
       const floor = beta * (e / (e - 1) - inT / n);
       for (const attack of attacks) {
@@ -135,10 +138,12 @@ for (const eps of [1, 0.5] as const) {
           agg.add(report);
           h[report.view]![reportPattern(report.report as Uint32Array, 4)]! += 1;
         }
-        estimates(plan, agg, h, scores).forEach((after, i) => {
-          const key = `${beta} ${attack} ${i === 0 ? "calm" : "pattern"}`;
-          ratios.set(key, [...(ratios.get(key) ?? []), (after - before[i]!) / floor]);
-        });
+        estimates(plan, agg, h, scores)
+          .slice(0, 2)
+          .forEach((after, i) => {
+            const key = `${beta} ${attack} ${i === 0 ? "calm" : "pattern"}`;
+            ratios.set(key, [...(ratios.get(key) ?? []), (after - before[i]!) / floor]);
+          });
       }
     }
   }
@@ -147,13 +152,18 @@ for (const eps of [1, 0.5] as const) {
       console.log(
         `oue eps=${eps} beta=${beta} ${attack}, ${seeds} seeds, n=${n}, gain/floor: calm-core ${show(ratios.get(`${beta} ${attack} calm`)!)}; pattern (2 x cap) ${show(ratios.get(`${beta} ${attack} pattern`)!)}`,
       );
-  const [a, b] = [meanCi(sq[1]), meanCi(sq[0])];
-  const cov = sq[0].reduce((acc, x, i) => acc + (x - b.mean) * (sq[1][i]! - a.mean), 0) / (seeds - 1);
-  const r = a.mean / b.mean;
-  const se =
-    r *
-    Math.sqrt((a.sd ** 2 / a.mean ** 2 + b.sd ** 2 / b.mean ** 2 - (2 * cov) / (a.mean * b.mean)) / seeds);
+  /** mean(xs) / mean(ys) with a delta-method standard error, paired over seeds. */
+  const ratioOf = (xs: number[], ys: number[]) => {
+    const [a, b] = [meanCi(xs), meanCi(ys)];
+    const cov = ys.reduce((acc, y, i) => acc + (y - b.mean) * (xs[i]! - a.mean), 0) / (seeds - 1);
+    const r = a.mean / b.mean;
+    const se =
+      r *
+      Math.sqrt((a.sd ** 2 / a.mean ** 2 + b.sd ** 2 / b.mean ** 2 - (2 * cov) / (a.mean * b.mean)) / seeds);
+    return `${r.toFixed(3)} +- ${(1.96 * se).toFixed(3)}`;
+  };
+  const mean = (xs: number[]) => meanCi(xs).mean.toExponential(3);
   console.log(
-    `oue eps=${eps} no attack: squared error of the target cell, mean over ${seeds} seeds: calm-core ${b.mean.toExponential(3)}, pattern ${a.mean.toExponential(3)}; ratio pattern / calm-core ${r.toFixed(3)} +- ${(1.96 * se).toFixed(3)} (expected ${eps === 1 ? "1.030" : "1.128"} from the QP)`,
+    `oue eps=${eps} no attack, ${seeds} seeds, n=${n}: mean squared error of the target cell: calm-core release ${mean(sq[0])}, consistency only ${mean(sq[2])}, pattern ${mean(sq[1])}; pattern / consistency only ${ratioOf(sq[1], sq[2])} (QP: ${eps === 1 ? "1.030" : "1.128"}), pattern / release ${ratioOf(sq[1], sq[0])}`,
   );
 }
