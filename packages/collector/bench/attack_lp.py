@@ -35,9 +35,9 @@ def floor_factor(eps):
     return e / (e - 1)
 
 
-def ratio(shift, eps):
+def ratio(shift, eps, f=F_T):
     """Gain / floor for fakes whose mean per-report score is `shift`: (shift - f_T) / (e^eps/(e^eps - 1) - f_T)."""
-    return (shift - F_T) / (floor_factor(eps) - F_T)
+    return (shift - f) / (floor_factor(eps) - f)
 
 
 class Oracle:
@@ -123,13 +123,14 @@ def oracles(eps):
 
 
 def consistency_map(path=None):
-    """{eps: (tv, attrs, w)}: calm-core's consistency as released(T) = r0 + sum_v w[v] . f_v (bench/consistency-map.ts)."""
+    """{eps: (tv, attrs, w, by_cell)}: calm-core's consistency as released(T) = r0 + sum_v w[v] . f_v
+    (bench/consistency-map.ts); w for the target (1, 1), by_cell[c] for each cell c of the target's view."""
     if path:
         text = open(path).read()
     else:
         text = subprocess.run(["npx", "tsx", "bench/consistency-map.ts"], cwd=os.path.dirname(HERE), capture_output=True, text=True, check=True).stdout
     data = json.loads(text)
-    return {float(k): (v["tv"], [tuple(a) for a in v["attrs"]], np.array(v["w"])) for k, v in data.items()}
+    return {float(k): (v["tv"], [tuple(a) for a in v["attrs"]], np.array(v["w"]), [np.array(b) for b in v["byCell"]]) for k, v in data.items()}
 
 
 def records():
@@ -143,8 +144,9 @@ def cell_of(x, v):
     return 2 * x[i] + x[j]
 
 
-def in_target(x):
-    return 1.0 if x[0] == 1 and x[1] == 1 else 0.0
+def in_target(x, cell=3):
+    """1 when record x is in the target cell of attributes (0, 1) (cell 2 x0 + x1; 3 is (1, 1))."""
+    return 1.0 if 2 * x[0] + x[1] == cell else 0.0
 
 
 SWAP_CELLS = (0, 2, 1, 3)  # a pair view's cell 2a + b read with its attributes in the other order
@@ -159,12 +161,13 @@ def act(sigma, v, oracle, o):
     return VIEW[(b, a)], oracle.permute(o, SWAP_CELLS)
 
 
-def target_symmetries():
-    """Generators of the attribute permutations that keep the target (x0, x1) = (1, 1) and the iid law: swap 0 and 1, and S6 on 2..7."""
+def target_symmetries(cell=3):
+    """Generators of the attribute permutations that keep the target cell of (x0, x1) and the iid law: S6 on 2..7,
+    and swapping 0 and 1 when the cell is (0, 0) or (1, 1)."""
     swap01 = [1, 0] + list(range(2, D))
     swap23 = [0, 1, 3, 2] + list(range(4, D))
     cycle = [0, 1] + [2 + (k - 1) % 6 for k in range(2, D)]
-    return [swap01, swap23, cycle]
+    return ([swap01] if cell in (0, 3) else []) + [swap23, cycle]
 
 
 def relabel(o, tau):
@@ -174,10 +177,10 @@ def relabel(o, tau):
     return (sig[:4] + (tau[sig[4]],) + h, h)
 
 
-def output_symmetries(oracle):
+def output_symmetries(oracle, cell=3):
     """Moves (v, o) -> (v', o') that keep the target, the iid law and the oracle's channel: the attribute
     permutations of target_symmetries, and for hashing oracles the renaming of hash values."""
-    moves = [lambda v, o, g=g: act(g, v, oracle, o) for g in target_symmetries()]
+    moves = [lambda v, o, g=g: act(g, v, oracle, o) for g in target_symmetries(cell)]
     if oracle.outputs[0][1] is not None:
         g = max(s for o in oracle.outputs for s in o[1]) + 1
         swap = [1, 0] + list(range(2, g))
@@ -212,10 +215,11 @@ class Reduced:
     g - t <= 0), cost (the fakes' mean best score, a linear function of t), a_eq, b_eq (unbiased for every
     record), weight (per z orbit, the honest per-report law mass: variance = weight . z^2 - f_T^2)."""
 
-    def __init__(self, oracle):
+    def __init__(self, oracle, cell=3):
         from scipy.sparse import csr_matrix
 
-        moves = output_symmetries(oracle)
+        self.f = CELL_LAW[cell]  # the target cell's frequency in the probe's population
+        moves = output_symmetries(oracle, cell)
         keys = [(v, i) for v in range(M) for i in range(len(oracle.outputs))]
         g_of, self.ng = orbits(keys, [lambda k, f=f: self._move(oracle, f, k) for f in moves])
         self.g_of, self.outputs = g_of, len(oracle.outputs)
@@ -248,7 +252,7 @@ class Reduced:
             for v in range(M):
                 np.add.at(row, [g_of[(v, i)] for i in range(len(oracle.outputs))], oracle.P[cell_of(x, v)] / M)
             a_eq.append(row)
-            b_eq.append(in_target(x))
+            b_eq.append(in_target(x, cell))
         self.a_eq, self.b_eq = np.array(a_eq), np.array(b_eq)
 
     @staticmethod
@@ -292,10 +296,10 @@ class Reduced:
         x = x0 + basis @ res.x
         assert np.all(a_ub @ x <= b_ub + 1e-6) and np.allclose(self.a_eq @ x, self.b_eq, atol=1e-8)
         self.scores = np.array([[x[self.g_of[(v, i)]] for i in range(self.outputs)] for v in range(M)])
-        return w @ x**2 - F_T**2, bool(res.success)
+        return w @ x**2 - self.f**2, bool(res.success)
 
 
-def released_variance(oracle, w):
+def released_variance(oracle, w, f=F_T):
     """Per-report variance of calm-core's released target cell: (1/m) sum_v E[(m w_v . est(O))^2] - f_T^2, iid records."""
     est = oracle.standard()
     second = 0.0
@@ -303,4 +307,4 @@ def released_variance(oracle, w):
         score = M * (est @ wv)
         for cell in range(4):
             second += CELL_LAW[cell] * (oracle.P[cell] @ score**2) / M
-    return second - F_T**2
+    return second - f**2

@@ -9,8 +9,9 @@
  * the same with GRR: equal views get equal weights). Consistency is linear, so
  * released(T) = r0 + sum_v w_v . f_v with w_v[c] = released(T) after adding 1 to
  * cell c of view v minus before (exact up to rounding). Prints
- * `{ "<eps>": { tv, attrs, w } }` for eps 1 and 0.5: tv the target's view, attrs
- * each view's attributes, w[v][c] the coefficient of view v's cell c (cell index
+ * `{ "<eps>": { tv, attrs, w, byCell } }` for eps 1 and 0.5: tv the target's view, attrs
+ * each view's attributes, w[v][c] the coefficient of view v's cell c (byCell[t]:
+ * the same for the target view's cell t instead of its last) (cell index
  * sum_j value_j * prod_{j' > j} card_j', last attribute fastest). O(sum of cells)
  * consistency runs.
  */
@@ -20,11 +21,11 @@ import { createSchema, makeConsistent } from "@calm-ldp/marginal-algebra";
 import { targetView } from "../src/attacks/craft.js";
 
 /**
- * w[v][c]: the change of view `tv`'s last cell after calm-core's consistency when
+ * w[v][c]: the change of view `tv`'s cell `cell` (default its last) after calm-core's consistency when
  * view v's estimate of cell c grows by 1 (consistency is linear). O(sum of cells)
  * consistency runs.
  */
-export function consistencyWeights(plan: CalmPlan, tv: number): number[][] {
+export function consistencyWeights(plan: CalmPlan, tv: number, cell?: number): number[][] {
   const aggregator = new CalmAggregator(plan);
   plan.views.forEach((view, v) => {
     aggregator.views[v]!.addCounts(
@@ -33,8 +34,8 @@ export function consistencyWeights(plan: CalmPlan, tv: number): number[][] {
     );
   });
   const base = estimateCalm(plan, aggregator, { postProcess: false }).rawViews;
-  const cell = base[tv]!.cells.length - 1;
-  const released = (views: typeof base) => makeConsistent(views)[tv]!.cells[cell]!;
+  const at = cell ?? base[tv]!.cells.length - 1;
+  const released = (views: typeof base) => makeConsistent(views)[tv]!.cells[at]!;
   const r0 = released(base);
   return base.map((table, v) =>
     Array.from(table.cells, (_, c) => {
@@ -57,7 +58,12 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   for (const eps of [1, 0.5]) {
     const plan = planCalm({ schema, n, eps, k: 2 }, { oracle: "oue" });
     const tv = targetView(plan, { attributes: pair, values: pair.map(() => 1) });
-    out[String(eps)] = { tv, attrs: plan.views.map((v) => v.attributes), w: consistencyWeights(plan, tv) };
+    out[String(eps)] = {
+      tv,
+      attrs: plan.views.map((v) => v.attributes),
+      w: consistencyWeights(plan, tv),
+      byCell: Array.from({ length: plan.views[tv]!.cells }, (_, c) => consistencyWeights(plan, tv, c)),
+    };
   }
   console.log(JSON.stringify(out));
 }

@@ -71,7 +71,7 @@ def main():
     path = sys.argv[sys.argv.index("--map") + 1] if "--map" in sys.argv else None
     maps = L.consistency_map(path)
     for eps in [1.0, 0.5]:
-        _, _, w = maps[eps]
+        w = maps[eps][2]
         rows = []
         for oracle in L.oracles(eps):
             cell_var = oracle.q * (1 - oracle.q) / (oracle.p - oracle.q) ** 2
