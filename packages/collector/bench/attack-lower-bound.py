@@ -14,6 +14,10 @@ minimizes mean_v max_y g_v(y) over all unbiased g (GRR: 4 outputs per view; OUE:
 prints the minimum gain over the floor beta (e^eps / (e^eps - 1) - f_T), and the
 variance of the minimizing estimator (one optimal vertex; honest records with
 P(1) = 0.3) relative to the target view's own estimate (C(T)/N_v - q)/(p - q).
+Siblings: `bench/view-oracle-bound.py` (the same for SS, BLH, OLH views, with
+variances and the least variance under a 1.5 x / 2 x cap) and
+`bench/oue-estimator-bound.py` (OUE: per-cell counts, per-view tables through
+consistency, one capped estimator per released cell).
 """
 import itertools
 

@@ -19,14 +19,22 @@
  * `--unary-check alpha` every report (honest and fake) goes through the collector's
  * per-report count test first (`unaryReportCheck`: dropped reports are not counted)
  * and unary views are re-based on the kept law (`keptSupportCounts`), as a
- * protected collector does; the counts dropped are printed. Prints per
- * (eps, beta) and stage the mean ratio +- 1.96 standard errors over seeds.
+ * protected collector does; the counts dropped are printed. With `--oracle oue`
+ * and the probe's plan (28 pair views, target (0, 1)), also the stage `pattern`:
+ * the pattern-reading estimator of the target cell capped at 2 x floor
+ * (`src/attacks/pattern-scores.ts`, scores from `bench/oue-estimator-bound.py`),
+ * computed from the kept reports' bit patterns, which the collector does not
+ * store (analysis only; its scores assume the oracle's law, right while the
+ * check drops nothing, as in these 4-cell views). Prints per (eps, beta) and stage the mean ratio +- 1.96
+ * standard errors over seeds.
  */
 import { CalmAggregator, type CalmPlan, estimateCalm, planCalm } from "@calm-ldp/calm-core";
 import { createReport, type WireReport } from "@calm-ldp/client";
 import { createSchema, makeConsistent, type NonNegativityMethod } from "@calm-ldp/marginal-algebra";
 import { seededRng, uniformInt } from "@calm-ldp/random";
 import { type AttackName, craftReport, targetView } from "../src/attacks/craft.js";
+import fixture from "../src/attacks/pattern-scores.fixture.json";
+import { patternEstimate, reportPattern } from "../src/attacks/pattern-scores.js";
 import { decodeReport } from "../src/decode-report.js";
 import { keptSupportCounts, unaryReportCheck } from "../src/defences/unary-report-check.js";
 import { aggregatorFromCounts } from "../src/estimate-marginal.js";
@@ -49,6 +57,8 @@ const methods: NonNegativityMethod[] = ["ripple", "norm-sub", "norm-cut"];
 const stages = ["raw", "consistent", ...methods.map((m) => `full/${m}`)];
 
 const dropped = { honest: 0, fake: 0 };
+/** Per aggregator, its kept unary reports' pattern histograms (4-cell views only), for the `pattern` stage. */
+const patterns = new Map<CalmAggregator, Float64Array[]>();
 let admitting: "honest" | "fake" = "honest";
 
 /** Count a wire report as the collector would: decoded, and (with the check) dropped when its ones are implausible. */
@@ -64,6 +74,9 @@ function admit(aggregator: CalmAggregator, wire: WireReport): void {
     }
   }
   aggregator.add(report);
+  const histograms = patterns.get(aggregator);
+  if (histograms && report.report instanceof Uint32Array)
+    histograms[report.view]![reportPattern(report.report, 4)]! += 1;
 }
 
 /** The aggregator the collector estimates from with the check on: unary views re-based on the kept law. */
@@ -83,13 +96,23 @@ for (const eps of [1, 0.5]) {
   const tv = targetView(plan, target);
   const at = plan.views[tv]!.attributes;
   if (at.join() !== pair.join()) throw new Error(`no view over exactly (${pair})`);
+  const scores =
+    oracle === "oue" && plan.m === 28 && pair.join() === "0,1" && plan.views.every((v) => v.cells === 4)
+      ? fixture.eps[eps === 1 ? "1.0" : "0.5"].scores
+      : undefined;
+  const stageNames = scores ? [...stages, "pattern"] : stages;
   for (const beta of [0.01, 0.05]) {
-    const ratios: number[][] = stages.map(() => []);
+    const ratios: number[][] = stageNames.map(() => []);
     dropped.honest = 0;
     dropped.fake = 0;
     for (let s = 1; s <= seeds; s++) {
       const rng = seededRng(10_000 * s + Math.round(100 * eps) + Math.round(1000 * beta));
       const honest = new CalmAggregator(plan);
+      if (scores)
+        patterns.set(
+          honest,
+          plan.views.map(() => new Float64Array(16)),
+        );
       let inT = 0;
       admitting = "honest";
       for (let u = 0; u < n; u++) {
@@ -103,6 +126,11 @@ for (const eps of [1, 0.5]) {
       plan.views.forEach((_, v) => {
         attacked.views[v]!.merge(honest.views[v]!);
       });
+      if (scores)
+        patterns.set(
+          attacked,
+          patterns.get(honest)!.map((h) => Float64Array.from(h)),
+        );
       for (let f = 0; f < fakes; f++)
         admit(attacked, craftReport(attack, plan, target, uniformInt(rng, plan.m), rng));
       const e = Math.exp(eps);
@@ -116,13 +144,15 @@ for (const eps of [1, 0.5]) {
           (method) =>
             estimateCalm(plan, aggregator, { postProcessOptions: { method } }).query(pair).cells[3]!,
         );
-        return [raw, consistent, ...full];
+        const pattern = scores ? [patternEstimate(scores, patterns.get(counted)!)] : [];
+        return [raw, consistent, ...full, ...pattern];
       };
       const before = read(honest);
       const after = read(attacked);
-      for (let i = 0; i < stages.length; i++) ratios[i]!.push((after[i]! - before[i]!) / floor);
+      for (let i = 0; i < stageNames.length; i++) ratios[i]!.push((after[i]! - before[i]!) / floor);
+      patterns.clear();
     }
-    const line = stages.map((stage, i) => {
+    const line = stageNames.map((stage, i) => {
       const xs = ratios[i]!;
       const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
       const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1));
