@@ -229,6 +229,10 @@ describeWith(postgresServer(), "PostgreSQL: schema", (server) => {
           planRound(roundBody(mixedRecords(10, 1), 1, 2, 10_000) as never),
         );
         await storage.close();
+        // An autovacuum worker analysing the table (3,000 inserts trigger it) holds a snapshot older than
+        // the DELETE below while it runs, so the first fold could not mark those entries dead and the
+        // second would read every page: background timing, not the fold's plan. Off for this table here.
+        await client.query("ALTER TABLE calm_support_deltas SET (autovacuum_enabled = off)");
         const cells = cellOffsets(round.plan)[round.plan.views.length]!;
         const addDeltas = (n: number) =>
           client.query(
