@@ -43,8 +43,29 @@ export interface BenchBackend {
    * DuckDB counts as the collector's CPU. See {@link cpuSecondsBetween}.
    */
   serverCpuSeconds(): Promise<Map<number, number> | undefined>;
+  /**
+   * ClickHouse: per table of the collector, the parts inserted and the rows
+   * merges wrote so far on all shards, from `system.part_log` (undefined when
+   * the servers keep none: `CALM_LDP_CH_PART_LOG=1 bash .ci/setup-clickhouse`
+   * on a cluster of one's own); undefined for the other backends.
+   */
+  partLog?(): Promise<PartLogLine[] | undefined>;
   dispose(): Promise<void>;
 }
+
+/** One table's part events on all shards: inserted parts and rows, merges and the rows they wrote, their seconds. */
+export interface PartLogLine {
+  readonly table: string;
+  readonly inserts: number;
+  readonly rows: number;
+  readonly merges: number;
+  readonly mergedRows: number;
+  readonly mergeSeconds: number;
+}
+
+/** A {@link PartLogLine} as the bench prints it: "rewritten" is rows written by merges per row inserted. */
+export const partLogText = (l: PartLogLine) =>
+  `${l.table}: ${l.inserts} parts inserted (${(l.rows / Math.max(1, l.inserts)).toFixed(0)} rows each), ${l.merges} merges wrote ${l.mergedRows} rows in ${l.mergeSeconds.toFixed(2)} s: every row rewritten ${(l.mergedRows / Math.max(1, l.rows)).toFixed(1)} times`;
 
 /** The fields after the command of `/proc/<pid>/stat` (field 1 the parent, 11 and 12 utime and stime), or undefined if gone. */
 function statFields(pid: number | string): string[] | undefined {
@@ -222,6 +243,37 @@ export async function benchBackend(
       ).reduce((s, b) => s + Number(b), 0),
     sql,
     serverCpuSeconds: async () => clickHouseCpuSeconds(shards),
+    partLog: async () => {
+      const logs = await sql(
+        "SELECT count() FROM system.tables WHERE database = 'system' AND name = 'part_log'",
+      );
+      if (logs.some((n) => n === "0")) return undefined;
+      await sql("SYSTEM FLUSH LOGS");
+      // event_type 1 NEW_PART (an insert's), 2 MERGE_PARTS; duration_ms is wall time.
+      const rows = await sql(
+        `SELECT table, countIf(event_type = 1), sumIf(rows, event_type = 1), countIf(event_type = 2),
+           sumIf(rows, event_type = 2), sumIf(duration_ms, event_type = 2) FROM system.part_log
+         WHERE database = '${database}' AND table IN ('calm_reports', 'calm_cell_counts') GROUP BY table
+         ORDER BY table DESC FORMAT TSV`,
+      );
+      const byTable = new Map<string, number[]>();
+      for (const line of rows.flatMap((text) => text.split("\n")).filter((l) => l !== "")) {
+        const [table, ...values] = line.split("\t");
+        const sum = byTable.get(table!) ?? [0, 0, 0, 0, 0];
+        byTable.set(
+          table!,
+          sum.map((v, i) => v + Number(values[i])),
+        );
+      }
+      return [...byTable].map(([table, [inserts, rows, merges, mergedRows, ms]]) => ({
+        table,
+        inserts: inserts!,
+        rows: rows!,
+        merges: merges!,
+        mergedRows: mergedRows!,
+        mergeSeconds: ms! / 1000,
+      }));
+    },
     dispose: async () => {
       await sql(`DROP DATABASE IF EXISTS ${database}`);
     },

@@ -38,7 +38,7 @@ import { readPlan } from "@calm-ldp/client";
 import { Bench } from "tinybench";
 import { estimateMarginal, startCollector } from "../src/index.js";
 import { type CollectorProcess, spawnCollector } from "../test/support.js";
-import { type BackendName, benchBackend, cpuSecondsBetween } from "./backends.js";
+import { type BackendName, benchBackend, cpuSecondsBetween, partLogText } from "./backends.js";
 import { bareStorage } from "./bare-storage.js";
 import { idKindLabel, reportIdKind } from "./report-ids.js";
 
@@ -199,6 +199,9 @@ if (groups.count > 0)
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
 );
+const partLog = await backend.partLog?.();
+if (partLog) for (const line of partLog) console.log(`  part_log, ${partLogText(line)}`);
+else if (backend.partLog) console.log("  (no system.part_log on the servers: merges not measured)");
 for (const p of processes) await p.kill("SIGTERM");
 const bytes = await backend.bytes();
 console.log(
