@@ -80,8 +80,6 @@ export const SERVE_OPTION_SPECS: Record<string, OptionSpec> = {
   },
 };
 
-export { parseDuration } from "./duration.js";
-
 /**
  * The command line's options merged with the --config file's (a command-line
  * value other than the option's default wins) and the storage URL from the
@@ -158,7 +156,7 @@ function checkedSettings(options: ServeOptions, fromFile: Set<string>) {
           ),
         );
   const idRetentionMs = named("id-retention", options, fromFile, () =>
-    parseDuration(options["id-retention"]),
+    parseDuration(options["id-retention"], "collector serve: --id-retention"),
   );
   const limit = options["rate-limit"];
   const rateLimit: RateLimit | undefined =

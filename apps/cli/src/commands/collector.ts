@@ -17,7 +17,6 @@ import { loadRecords, simulate } from "./collector-simulate.js";
 import { status } from "./collector-status.js";
 
 export { ADMIN_TOKEN_VARIABLE } from "./collector-admin.js";
-export { parseDuration } from "./collector-serve.js";
 
 /**
  * `calm-ldp collector <subcommand>`: checks that every option given applies to the

@@ -4,9 +4,9 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 
 /**
  * A duration option (`90s | 15m | 1h | 7d | 0`) in milliseconds; a usage error
- * naming `flag` (default `collector serve: --id-retention`) otherwise. O(1).
+ * naming `flag` (e.g. `collector serve: --id-retention`) otherwise. O(1).
  */
-export function parseDuration(value: string, flag = "collector serve: --id-retention"): number {
+export function parseDuration(value: string, flag: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value.trim());
   if (value.trim() === "0") return 0;
   if (!match)

@@ -1,6 +1,7 @@
 import { CalmLdpError } from "@calm-ldp/errors";
 import type { HttpOptions } from "../api.js";
 import { call } from "../http.js";
+import { toHex } from "./wire.js";
 
 /**
  * How a device checks that the token key an issuer handed it is the key every
@@ -42,8 +43,6 @@ export interface KeyToCheck {
   readonly challenge: string;
 }
 
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
 /** A directory's answer, as far as the check reads it. */
 interface DirectoryAnswer {
   readonly round?: unknown;
@@ -65,7 +64,7 @@ export async function checkKeyConsistency(
   consistency: KeyConsistency,
   options: HttpOptions = {},
 ): Promise<void> {
-  const id = hex(key.keyId);
+  const id = toHex(key.keyId);
   const where = `token key of ${key.scope ?? "round"} ${key.round}${key.view === undefined ? "" : ` view ${key.view}`}`;
   const refuse = (why: string): never => {
     throw new KeyConsistencyError(`${where}: key ${id} refused: ${why}`, id);

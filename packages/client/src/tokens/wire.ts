@@ -81,12 +81,16 @@ export function viewOfDigest(digest: Uint8Array, views: number): number {
   return Math.floor((u / 2 ** 48) * views);
 }
 
+/** Lower-case hex of `bytes`, two digits a byte. O(bytes). */
+export const toHex = (bytes: Uint8Array): string =>
+  Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
 /** The report id for SHA-256(ID_LABEL || token) = `digest` (see {@link reportIdOfToken}). O(1). */
 export function reportIdOfDigest(digest: Uint8Array): string {
   const d = digest.slice(0, 16);
   d[6] = (d[6]! & 0x0f) | 0x40;
   d[8] = (d[8]! & 0x3f) | 0x80;
-  const hex = Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = toHex(d);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
