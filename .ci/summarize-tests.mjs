@@ -14,9 +14,10 @@ let skipped = 0;
 const missing = [];
 const failures = [];
 /** The first `lines` non-empty lines of a failure message, indented. */
+const colour = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 const head = (message, lines = 6) =>
   String(message ?? "")
-    .replace(/\x1b\[[0-9;]*m/g, "")
+    .replace(colour, "")
     .split("\n")
     .filter((line) => line.trim() !== "")
     .slice(0, lines)
