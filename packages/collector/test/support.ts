@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CalmAggregator, type CalmPlan, estimateCalm } from "@calm-ldp/calm-core";
-import { createReport, readPlan, sendReports, type WireReport } from "@calm-ldp/client";
+import { createReport, encodeBase64, readPlan, sendReports, type WireReport } from "@calm-ldp/client";
 import { fetchCampaignTokenKey, obtainTokens } from "@calm-ldp/client/tokens";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
 import { bernoulli, type Rng, seededRng, uniformInt } from "@calm-ldp/random";
@@ -683,4 +683,12 @@ export async function storedReportIds(file: string): Promise<string[]> {
 /** POST a batch of reports as a device does (no admin token); resolves with status and parsed body. */
 export function postReports(url: string, round: string, reports: readonly WireReport[]) {
   return call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
+}
+
+/** A report of `view` whose every cell's bit is set (padding bits clear): far above an honest unary report's ones, so the unary check drops it. */
+export function allOnesReport(plan: CalmPlan, view: number): WireReport {
+  const cells = plan.views[view]!.cells;
+  const bytes = new Uint8Array(Math.ceil(cells / 8));
+  for (let x = 0; x < cells; x++) bytes[x >> 3]! |= 0x80 >> (x & 7);
+  return { ...createReport(plan, [0, 1, 2], { view }), bits: encodeBase64(bytes) };
 }

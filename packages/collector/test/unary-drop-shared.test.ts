@@ -1,11 +1,19 @@
 import { join } from "node:path";
-import { createReport, encodeBase64, type WireReport } from "@calm-ldp/client";
+import type { createReport } from "@calm-ldp/client";
 import { describe, expect, it } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { openStorage, type RunningCollector, startCollector } from "../src/index.js";
 import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { parseMetrics, sample } from "./metrics-text.js";
-import { call, createRound, databaseServers, TOKEN, withPostgresDatabase, withTempDir } from "./support.js";
+import {
+  allOnesReport,
+  call,
+  createRound,
+  databaseServers,
+  TOKEN,
+  withPostgresDatabase,
+  withTempDir,
+} from "./support.js";
 
 /**
  * The per-report unary check's dropped count (`unaryDropped` in round status) is
@@ -27,15 +35,6 @@ const ROUND = {
   oracle: "oue",
 };
 
-/** A report of `view` whose every cell's bit is set (padding bits clear): dropped by the check. */
-function allOnes(plan: Parameters<typeof createReport>[0], view: number): WireReport {
-  const report = createReport(plan, [0, 1, 2], { view });
-  const cells = plan.views[view]!.cells;
-  const bytes = new Uint8Array(Math.ceil(cells / 8));
-  for (let x = 0; x < cells; x++) bytes[x >> 3]! |= 0x80 >> (x & 7);
-  return { ...report, bits: encodeBase64(bytes) };
-}
-
 async function start(storage: CollectorStorage): Promise<RunningCollector> {
   return startCollector({ storage, adminToken: TOKEN, unaryReportCheck: ALPHA });
 }
@@ -56,7 +55,7 @@ async function dropSome(url: string) {
   const { round, plan } = await createRound(url, ROUND);
   const m = plan.views.length;
   const last = m - 1;
-  const reports = [allOnes(plan, 0), allOnes(plan, last), allOnes(plan, last)];
+  const reports = [allOnesReport(plan, 0), allOnesReport(plan, last), allOnesReport(plan, last)];
   const ack = await call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
   expect(ack.body).toMatchObject({ acknowledged: 3, stored: 0, dropped: 3 });
   const perView = new Array<number>(m).fill(0);
@@ -104,7 +103,7 @@ async function sharedScenario(open: () => Promise<CollectorStorage>): Promise<vo
     const { plan } = (await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).body as {
       plan: Parameters<typeof createReport>[0];
     };
-    const more = [allOnes(plan, 0)];
+    const more = [allOnesReport(plan, 0)];
     await call(`${b.url}/v1/rounds/${round}/reports`, "POST", { round, reports: more }, undefined);
     perView[0]! += 1;
     expect((await statusOf(a.url, round)).unaryDropped.perView).toEqual(perView);
