@@ -11,12 +11,29 @@ export function bareStorage(storage: CollectorStorage): CollectorStorage {
   const overrides: Partial<CollectorStorage> = {
     backend: `bare (${storage.backend} rounds only)`,
     storeReports: async (_round, reports) => ({ stored: reports.length, duplicates: 0 }),
+    storeReportsAndDrops: async (_round, reports) => ({ stored: reports.length, duplicates: 0 }),
     countRejected: async () => undefined,
+    countDropped: async () => undefined,
     close: async () => undefined,
   };
   return new Proxy(storage, {
     get(target, key) {
       if (key in overrides) return overrides[key as keyof CollectorStorage];
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * `storage` without `storeReportsAndDrops`: a collector on it stores a batch,
+ * then counts its dropped reports in a second write (`countDropped`), as for a
+ * storage without the combined method (`--separate-drops`).
+ */
+export function withoutCombinedDrops(storage: CollectorStorage): CollectorStorage {
+  return new Proxy(storage, {
+    get(target, key) {
+      if (key === "storeReportsAndDrops") return undefined;
       const value: unknown = Reflect.get(target, key);
       return typeof value === "function" ? value.bind(target) : value;
     },

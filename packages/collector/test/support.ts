@@ -685,10 +685,14 @@ export function postReports(url: string, round: string, reports: readonly WireRe
   return call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
 }
 
-/** A report of `view` whose every cell's bit is set (padding bits clear): far above an honest unary report's ones, so the unary check drops it. */
-export function allOnesReport(plan: CalmPlan, view: number): WireReport {
-  const cells = plan.views[view]!.cells;
+/** The base64 bits of a unary report of `cells` cells with every cell's bit set (padding bits clear). */
+export function allOnesBits(cells: number): string {
   const bytes = new Uint8Array(Math.ceil(cells / 8));
   for (let x = 0; x < cells; x++) bytes[x >> 3]! |= 0x80 >> (x & 7);
-  return { ...createReport(plan, [0, 1, 2], { view }), bits: encodeBase64(bytes) };
+  return encodeBase64(bytes);
+}
+
+/** A report of `view` whose every cell's bit is set: far above an honest unary report's ones, so the unary check drops it. */
+export function allOnesReport(plan: CalmPlan, view: number): WireReport {
+  return { ...createReport(plan, [0, 1, 2], { view }), bits: allOnesBits(plan.views[view]!.cells) };
 }
