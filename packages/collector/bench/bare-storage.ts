@@ -24,18 +24,3 @@ export function bareStorage(storage: CollectorStorage): CollectorStorage {
     },
   });
 }
-
-/**
- * `storage` without `storeReportsAndDrops`: a collector on it stores a batch,
- * then counts its dropped reports in a second write (`countDropped`), as for a
- * storage without the combined method (`--separate-drops`).
- */
-export function withoutCombinedDrops(storage: CollectorStorage): CollectorStorage {
-  return new Proxy(storage, {
-    get(target, key) {
-      if (key === "storeReportsAndDrops") return undefined;
-      const value: unknown = Reflect.get(target, key);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}

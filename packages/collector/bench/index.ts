@@ -41,9 +41,9 @@ import { fork } from "node:child_process";
 import { readPlan } from "@calm-ldp/client";
 import { Bench } from "tinybench";
 import { estimateMarginal, startCollector } from "../src/index.js";
-import { type CollectorProcess, spawnCollector } from "../test/support.js";
+import { type CollectorProcess, spawnCollector, withoutMethod } from "../test/support.js";
 import { type BackendName, benchBackend, cpuSecondsBetween, partLogText } from "./backends.js";
-import { bareStorage, withoutCombinedDrops } from "./bare-storage.js";
+import { bareStorage } from "./bare-storage.js";
 import { idKindLabel, reportIdKind } from "./report-ids.js";
 
 function argument(name: string, fallback: number): number {
@@ -94,7 +94,7 @@ const crafted = argument("crafted", 0);
 const check = crafted > 0 ? { unaryReportCheck: 0.01 } : {};
 if (crafted > 0 && collectors > 1) throw new Error("--crafted: one collector (in this process)");
 const separate = process.argv.includes("--separate-drops");
-const ingestStorage = separate ? withoutCombinedDrops(storage) : storage;
+const ingestStorage = separate ? withoutMethod(storage, "storeReportsAndDrops") : storage;
 const collector = await startCollector({ storage: ingestStorage, adminToken: TOKEN, ...check });
 const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN, ...check });
 // With --collectors N, N collector processes on the same store take the load (the one

@@ -22,7 +22,7 @@ import {
   startConsoleCollector,
   watchErrors,
 } from "./console-support.js";
-import { allOnesReport, call, createRound, packageDir, TOKEN } from "./support.js";
+import { allOnesReport, call, createRound, packageDir, TOKEN, UNARY_ROUND } from "./support.js";
 
 /**
  * The operator console in headless Chromium against a real collector (in process,
@@ -261,13 +261,7 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
   });
 
   it("a unary round: dropped reports in all and per reason and view, and its flags, as the API says", async () => {
-    const { round, plan } = await createRound(collector.url, {
-      schema: { attributes: ["a", "b", "c"].map((name) => ({ name, cardinality: 4 })) },
-      n: 10_000,
-      eps: 1,
-      k: 2,
-      oracle: "oue",
-    });
+    const { round, plan } = await createRound(collector.url, UNARY_ROUND);
     const last = plan.views.length - 1;
     // Seeded honest reports, 50 of every view and 200 more of view 0 (a view-balance flag; every
     // view has reports, so the marginal has its interval), and crafted all-ones reports.

@@ -655,6 +655,17 @@ export function interceptedStorage(
   });
 }
 
+/** `storage` as a storage without its optional method `method` (the collector takes its fallback). */
+export function withoutMethod(storage: CollectorStorage, method: keyof CollectorStorage): CollectorStorage {
+  return new Proxy(storage, {
+    get(target, key) {
+      if (key === method) return undefined;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 /** The storage's GROUP BY support counts of `round` are the in-process aggregator's, view for view. */
 export async function expectStoredCounts(
   storage: CollectorStorage,
@@ -696,3 +707,12 @@ export function allOnesBits(cells: number): string {
 export function allOnesReport(plan: CalmPlan, view: number): WireReport {
   return { ...createReport(plan, [0, 1, 2], { view }), bits: allOnesBits(plan.views[view]!.cells) };
 }
+
+/** A round request of three attributes of 4 values, k = 2, every view OUE (all-ones is in every view's drop region at 1%). */
+export const UNARY_ROUND = {
+  schema: { attributes: ["a", "b", "c"].map((name) => ({ name, cardinality: 4 })) },
+  n: 10_000,
+  eps: 1,
+  k: 2,
+  oracle: "oue",
+};

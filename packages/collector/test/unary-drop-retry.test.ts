@@ -10,8 +10,11 @@ import {
   call,
   createRound,
   describeWith,
+  interceptedStorage,
   postgresServer,
   TOKEN,
+  UNARY_ROUND,
+  withoutMethod,
   withPostgresDatabase,
 } from "./support.js";
 
@@ -26,14 +29,6 @@ import {
  * then `countDropped`, as without the combined method) counts a retry twice.
  */
 const ALPHA = 0.01;
-const ROUND = {
-  schema: { attributes: ["a", "b", "c"].map((name) => ({ name, cardinality: 4 })) },
-  n: 10_000,
-  eps: 1,
-  k: 2,
-  oracle: "oue",
-};
-
 type Status = {
   accepted: number;
   duplicates: number;
@@ -42,24 +37,11 @@ type Status = {
 
 /** A storage whose `countDropped` throws: the combined path must not need it (one transaction per batch). */
 const noSecondWrite = (storage: CollectorStorage): CollectorStorage =>
-  new Proxy(storage, {
-    get: (target, key) => {
-      if (key === "countDropped")
-        return () => Promise.reject(new Error("countDropped called: a second transaction"));
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-
-/** The broken variant: no combined method, so the collector stores, then counts (and re-counts a retry). */
-const separateCount = (storage: CollectorStorage): CollectorStorage =>
-  new Proxy(storage, {
-    get: (target, key) => {
-      if (key === "storeReportsAndDrops") return undefined;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  interceptedStorage(storage, (method, call) =>
+    method === "countDropped"
+      ? Promise.reject(new Error("countDropped called: a second transaction"))
+      : call(),
+  );
 
 /**
  * On a collector over `storage`: a round, 20 seeded honest reports (kept) and 3
@@ -67,7 +49,7 @@ const separateCount = (storage: CollectorStorage): CollectorStorage =>
  */
 async function scenario(storage: CollectorStorage) {
   const collector = await startCollector({ storage, adminToken: TOKEN, unaryReportCheck: ALPHA });
-  const { round, plan } = await createRound(collector.url, ROUND);
+  const { round, plan } = await createRound(collector.url, UNARY_ROUND);
   const last = plan.views.length - 1;
   const rng = seededRng(5);
   const honest = Array.from({ length: 20 }, (_, i) =>
@@ -143,7 +125,7 @@ describeWith(
 
     it("broken variant: stored, then counted in a second write, a re-sent batch counts its drops twice", async () => {
       await withPostgresDatabase(service.url!, "drop_twice", async (url) => {
-        const storage = separateCount(await openPostgresStorage(url));
+        const storage = withoutMethod(await openPostgresStorage(url), "storeReportsAndDrops");
         const { collector, crafted, send, status } = await scenario(storage);
         try {
           await send(crafted);

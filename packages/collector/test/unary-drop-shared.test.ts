@@ -11,6 +11,8 @@ import {
   createRound,
   databaseServers,
   TOKEN,
+  UNARY_ROUND,
+  withoutMethod,
   withPostgresDatabase,
   withTempDir,
 } from "./support.js";
@@ -26,15 +28,6 @@ import {
 const { postgres, clickhouse } = databaseServers("shared dropped-report counts");
 
 const ALPHA = 0.01;
-/** Three attributes of 4 values, k = 2, every view OUE (all-ones is in every view's drop region at 1%). */
-const ROUND = {
-  schema: { attributes: ["a", "b", "c"].map((name) => ({ name, cardinality: 4 })) },
-  n: 10_000,
-  eps: 1,
-  k: 2,
-  oracle: "oue",
-};
-
 async function start(storage: CollectorStorage): Promise<RunningCollector> {
   return startCollector({ storage, adminToken: TOKEN, unaryReportCheck: ALPHA });
 }
@@ -52,7 +45,7 @@ const statusOf = async (url: string, round: string) =>
  * round and the per-view drops expected.
  */
 async function dropSome(url: string) {
-  const { round, plan } = await createRound(url, ROUND);
+  const { round, plan } = await createRound(url, UNARY_ROUND);
   const m = plan.views.length;
   const last = m - 1;
   const reports = [allOnesReport(plan, 0), allOnesReport(plan, last), allOnesReport(plan, last)];
@@ -76,16 +69,6 @@ async function withCollector<T>(
     await collector.close();
   }
 }
-
-/** A storage that hides `countDropped` (as one without it): the collector falls back to its memory. */
-const withoutCountDropped = (storage: CollectorStorage): CollectorStorage =>
-  new Proxy(storage, {
-    get: (target, key) => {
-      if (key === "countDropped") return undefined;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
 
 /**
  * Two collectors on one database (`open` opens it): drops through the first are
@@ -134,7 +117,8 @@ describe("dropped-report counts survive restarts and are shared through the stor
 
   it("DuckDB, broken variant: counted in the collector's memory, the restart loses the count", async () => {
     await withTempDir(async (dir) => {
-      const open = async () => withoutCountDropped(await openStorage({ duckdb: join(dir, "mem.duckdb") }));
+      const open = async () =>
+        withoutMethod(await openStorage({ duckdb: join(dir, "mem.duckdb") }), "countDropped");
       const { round, reports } = await withCollector(open, async (url) => {
         const dropped = await dropSome(url);
         // Within the process the memory counts it...
