@@ -3,7 +3,7 @@ import { count, h, row, table } from "./dom.js";
 import { term } from "./plan-view.js";
 
 /** A flag of round status in words: which view or views, the statistic and the threshold it passed. */
-export function flagText(flag: RoundStatus["flags"][number]): string {
+function flagText(flag: RoundStatus["flags"][number]): string {
   if (flag.kind === "view-balance")
     return `view ${flag.view}: ${count(flag.reports)} reports, expected ${flag.expected.toFixed(1)} (z = ${flag.z.toFixed(2)}, beyond ±${flag.threshold.toFixed(2)})`;
   return `ones of unary views ${flag.views.join(", ")} off honest: chi-square ${flag.chiSquare.toFixed(2)} > ${flag.threshold.toFixed(2)}`;
