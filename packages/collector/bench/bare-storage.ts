@@ -11,7 +11,9 @@ export function bareStorage(storage: CollectorStorage): CollectorStorage {
   const overrides: Partial<CollectorStorage> = {
     backend: `bare (${storage.backend} rounds only)`,
     storeReports: async (_round, reports) => ({ stored: reports.length, duplicates: 0 }),
+    storeReportsAndDrops: async (_round, reports) => ({ stored: reports.length, duplicates: 0 }),
     countRejected: async () => undefined,
+    countDropped: async () => undefined,
     close: async () => undefined,
   };
   return new Proxy(storage, {

@@ -24,7 +24,11 @@
  * 3. the store's bytes on disk per stored report.
  * Run: `npx tsx bench/index.ts [--backend duckdb|postgres|clickhouse] [--shards 2] [--collectors 1]
  * [--reports 1000000] [--plan-n <reports>] [--batch 100] [--concurrency 16] [--grr] [--writers 2] [--pipeline 1] [--warmup 200000]
- * [--drop-key] [--ids random|time-ordered|round-time]` (`--ids`: the reports' ids, see bench/report-ids.ts:
+ * [--drop-key] [--crafted 0.01] [--separate-drops] [--ids random|time-ordered|round-time]` (`--crafted f`: the
+ * per-report unary check on (as in protected mode, false-positive rate 1%) and every (1/f)-th report crafted
+ * all-ones, so dropped: with batches of 100 and f = 0.01 every batch has a dropped report; `--separate-drops`, a
+ * measurement of the path storages without `storeReportsAndDrops` take: the batch stored, then its drops counted
+ * in a second write, not de-duplicated; `--ids`: the reports' ids, see bench/report-ids.ts:
  * "random" version 4, the client's default; "time-ordered" version 7, made in the order the bodies are sent
  * (opt-in in the client: it carries the device's clock); "round-time" version 7 with one time for the whole
  * round; `--random-ids` is `--ids random`); `--writers`: PostgreSQL's group commits in flight at once; `--pipeline`: ClickHouse's
@@ -37,7 +41,7 @@ import { fork } from "node:child_process";
 import { readPlan } from "@calm-ldp/client";
 import { Bench } from "tinybench";
 import { estimateMarginal, startCollector } from "../src/index.js";
-import { type CollectorProcess, spawnCollector } from "../test/support.js";
+import { type CollectorProcess, spawnCollector, withoutMethod } from "../test/support.js";
 import { type BackendName, benchBackend, cpuSecondsBetween, partLogText } from "./backends.js";
 import { bareStorage } from "./bare-storage.js";
 import { idKindLabel, reportIdKind } from "./report-ids.js";
@@ -85,8 +89,14 @@ storage.observeGroupCommits?.((group) => {
   groups.reports += group.size;
   groups.seconds += group.seconds;
 });
-const collector = await startCollector({ storage, adminToken: TOKEN });
-const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN });
+// --crafted: the unary check on, every (1/f)-th report crafted (dropped); --separate-drops: the two-write path.
+const crafted = argument("crafted", 0);
+const check = crafted > 0 ? { unaryReportCheck: 0.01 } : {};
+if (crafted > 0 && collectors > 1) throw new Error("--crafted: one collector (in this process)");
+const separate = process.argv.includes("--separate-drops");
+const ingestStorage = separate ? withoutMethod(storage, "storeReportsAndDrops") : storage;
+const collector = await startCollector({ storage: ingestStorage, adminToken: TOKEN, ...check });
+const bare = await startCollector({ storage: bareStorage(storage), adminToken: TOKEN, ...check });
 // With --collectors N, N collector processes on the same store take the load (the one
 // in this process only creates the round and answers queries).
 const processes: CollectorProcess[] = [];
@@ -108,7 +118,7 @@ const created = (await (
 const plan = readPlan(created.plan);
 const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells)`))].join(", ");
 console.log(
-  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}, ${idKindLabel(ids)}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
+  `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}${crafted > 0 ? `, unary check on, 1 report in ${Math.round(1 / crafted)} crafted (dropped), drops counted ${separate ? "in a second write (--separate-drops)" : "in the batch's transaction where the storage can"}` : ""}, ${idKindLabel(ids)}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
 
 // 1. Sustained ingest.
@@ -129,6 +139,7 @@ worker.send({
   data,
   ids,
   roundTime: Date.now(),
+  craftedEvery: crafted > 0 ? Math.round(1 / crafted) : 0,
 });
 const ready = await message<{ requests: number; bytes: number }>();
 console.log(
@@ -181,7 +192,9 @@ const status = (await (
   await fetch(`${collector.url}/v1/rounds/${created.round}/status`, { headers: admin })
 ).json()) as {
   accepted: number;
+  unaryDropped?: { reports: number };
 };
+if (status.unaryDropped) console.log(`  dropped by the unary check: ${status.unaryDropped.reports}`);
 const bareRate = reports / ceiling.seconds;
 const rate = reports / done.seconds;
 console.log(

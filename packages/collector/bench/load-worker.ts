@@ -11,6 +11,7 @@ import type { CalmPlan } from "@calm-ldp/calm-core";
 import { createReport } from "@calm-ldp/client";
 import { generateFromSpec } from "@calm-ldp/datasets";
 import { seededRng } from "@calm-ldp/random";
+import { allOnesBits } from "../test/support.js";
 import { type BenchIdKind, benchReportId } from "./report-ids.js";
 
 interface LoadJob {
@@ -23,6 +24,8 @@ interface LoadJob {
   concurrency: number;
   seed: number;
   data: string;
+  /** Every `craftedEvery`-th report (0: none) made all-ones (a unary report the unary check drops). */
+  craftedEvery: number;
   /** Report ids (see `BenchIdKind`), and the round's time in ms for "round-time". */
   ids: BenchIdKind;
   roundTime: number;
@@ -41,12 +44,9 @@ for (let start = 0; start < job.reports; start += job.batch) {
   const reports = [];
   for (let r = start; r < Math.min(job.reports, start + job.batch); r++) {
     for (let a = 0; a < record.length; a++) record[a] = store.columns[a]![r]!;
-    reports.push(
-      createReport(job.plan, record, {
-        rng,
-        id: benchReportId(job.ids, rng, job.roundTime),
-      }),
-    );
+    const report = createReport(job.plan, record, { rng, id: benchReportId(job.ids, rng, job.roundTime) });
+    const crafted = job.craftedEvery > 0 && r % job.craftedEvery === 0 && report.bits !== undefined;
+    reports.push(crafted ? { ...report, bits: allOnesBits(job.plan.views[report.view]!.cells) } : report);
   }
   bodies.push(JSON.stringify({ round: job.round, reports }));
 }

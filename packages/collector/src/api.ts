@@ -69,6 +69,16 @@ export interface AcceptedReport {
   readonly cells: readonly number[];
 }
 
+/**
+ * Reports of a batch acknowledged but not stored (the per-report unary check
+ * dropped them), for `CollectorStorage.storeReportsAndDrops`: counted per view
+ * under `reason`.
+ */
+export interface DroppedBatch {
+  readonly reason: string;
+  readonly reports: readonly AcceptedReport[];
+}
+
 /** What one store call did: reports stored for the first time, and reports whose id was already stored. */
 export interface StoreResult {
   readonly stored: number;
@@ -142,6 +152,22 @@ export interface CollectorStorage {
    * a duplicate. Resolves after commit.
    */
   storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult>;
+  /**
+   * Optional: `storeReports(round, reports)` and, in the same transaction, count
+   * `dropped.reports` per view under `dropped.reason` (`counts(round).dropped`)
+   * exactly once per report id: the ids of dropped reports are kept with the
+   * round's report ids (and go with them, `dropClosedIds`), so a re-sent dropped
+   * report is not counted again as dropped but in the round's `duplicates`
+   * counter (the result's `stored` and `duplicates` are of `reports` alone).
+   * Nothing is counted for a closed round (`RoundClosedError`, as `storeReports`). PostgreSQL has it;
+   * without it the collector calls `storeReports`, then `countDropped` (a second
+   * transaction, and a re-sent batch counts its dropped reports again).
+   */
+  storeReportsAndDrops?(
+    round: StoredRound,
+    reports: readonly AcceptedReport[],
+    dropped: DroppedBatch,
+  ): Promise<StoreResult>;
   /** Add `reports` to the round's count of refusals for `reason`. */
   countRejected(round: StoredRound, reason: string, reports: number): Promise<void>;
   /**

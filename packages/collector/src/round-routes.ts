@@ -94,12 +94,11 @@ export function registerRounds(context: CollectorContext, gate?: ReportGate): vo
       // Crafted unary reports (implausible number of ones) are acknowledged, not stored.
       const check =
         unaryReportAlpha === undefined ? undefined : unaryReportCheck(round.plan, accepted, unaryReportAlpha);
-      const result = await storage.storeReports(round, check ? check.kept : accepted);
-      // Counted once the kept ones are stored: a batch refused (round closed, storage down) counts nothing.
-      if (check?.dropped.length) {
-        await dropped.add(round, UNARY_DROP_REASON, check.dropped);
-        context.metrics.dropped(check.dropped.length);
-      }
+      // The kept ones stored and the dropped ones counted (one transaction where the storage can).
+      const result = check
+        ? await dropped.store(round, check.kept, UNARY_DROP_REASON, check.dropped)
+        : await storage.storeReports(round, accepted);
+      if (check?.dropped.length) context.metrics.dropped(check.dropped.length);
       context.metrics.stored(result);
       return {
         acknowledged: accepted.length,

@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createReport } from "@calm-ldp/client";
+import { seededRng } from "@calm-ldp/random";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type {
@@ -20,7 +22,7 @@ import {
   startConsoleCollector,
   watchErrors,
 } from "./console-support.js";
-import { call, packageDir, TOKEN } from "./support.js";
+import { allOnesReport, call, createRound, packageDir, TOKEN, UNARY_ROUND } from "./support.js";
 
 /**
  * The operator console in headless Chromium against a real collector (in process,
@@ -66,7 +68,8 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "calm-console-"));
     mkdirSync(SHOTS, { recursive: true });
-    ({ collector, outage } = await startConsoleCollector(dir));
+    // The per-report unary check on (as in protected mode), so a unary round can show dropped reports.
+    ({ collector, outage } = await startConsoleCollector(dir, { unaryReportCheck: 0.01 }));
     seeded = await seedCampaign(collector.url, 3, 1500);
     const created = await call(`${collector.url}/v1/rounds`, "POST", {
       schema: {
@@ -254,6 +257,64 @@ describe.skipIf(missing !== undefined)("operator console in headless Chromium", 
     );
     expect(await page.locator("#snippet").textContent()).toContain(`fetchPlan(url, "${empty}")`);
     await shot("empty-round");
+    expect(problems).toEqual([]);
+  });
+
+  it("a unary round: dropped reports in all and per reason and view, and its flags, as the API says", async () => {
+    const { round, plan } = await createRound(collector.url, UNARY_ROUND);
+    const last = plan.views.length - 1;
+    // Seeded honest reports, 50 of every view and 200 more of view 0 (a view-balance flag; every
+    // view has reports, so the marginal has its interval), and crafted all-ones reports.
+    const rng = seededRng(31);
+    const views = [...plan.views.keys(), ...new Array<number>(4).fill(0)];
+    const honest = views.flatMap((view) =>
+      Array.from({ length: 50 }, () => createReport(plan, [1, 2, 3], { view, rng })),
+    );
+    const crafted = [allOnesReport(plan, 0), allOnesReport(plan, last), allOnesReport(plan, last)];
+    const ack = await call(`${collector.url}/v1/rounds/${round}/reports`, "POST", {
+      round,
+      reports: [...honest, ...crafted],
+    });
+    expect(ack.status, JSON.stringify(ack.body)).toBe(200);
+    const status = await api<RoundStatus>(`/v1/rounds/${round}/status`);
+    expect(status.unaryDropped!.reports).toBeGreaterThanOrEqual(3);
+    expect(status.flags.some((flag) => flag.kind === "view-balance")).toBe(true);
+    await open(`#/rounds/${round}`);
+    expect(await field(".defences", "unaryDropped")).toBe(
+      `${count(status.unaryDropped!.reports)} (honest reports dropped at most 1%)`,
+    );
+    const dropped = status.dropped!["unary-count"]!;
+    const droppedViews = [...dropped.keys()].filter((v) => dropped[v]! > 0);
+    expect(await page.locator("table.dropped tbody tr").count()).toBe(droppedViews.length);
+    for (const v of droppedViews)
+      expect(await field(`table.dropped tr[data-reason="unary-count"][data-view="${v}"]`, "reports")).toBe(
+        count(dropped[v]!),
+      );
+    expect(await field(`table.dropped tr[data-view="${last}"]`, "reports")).toBe(count(dropped[last]!));
+    const kinds = await page
+      .locator("ul.flags li")
+      .evaluateAll((items) => items.map((li) => li.dataset.flag));
+    expect(kinds).toEqual(status.flags.map((flag) => flag.kind));
+    expect(await page.locator('ul.flags li[data-flag="view-balance"]').first().textContent()).toContain(
+      "view 0:",
+    );
+    await shot("unary-round");
+    // The page shows the API's numbers, not its own: a tampered answer shows on the page.
+    await page.route("**/v1/rounds/*/status", async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as RoundStatus;
+      await route.fulfill({
+        response: answer,
+        json: { ...body, unaryDropped: { ...body.unaryDropped!, reports: body.unaryDropped!.reports + 5 } },
+      });
+    });
+    try {
+      await page.goto("about:blank"); // the same hash again would not reload the page
+      await open(`#/rounds/${round}`);
+      expect(await field(".defences", "unaryDropped")).toContain(count(status.unaryDropped!.reports + 5));
+    } finally {
+      await page.unroute("**/v1/rounds/*/status");
+    }
     expect(problems).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/mar
 import { bernoulli, type Rng, seededRng, uniformInt } from "@calm-ldp/random";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { buildConsole } from "../scripts/build-console.js";
-import type { CollectorStorage } from "../src/api.js";
+import type { CollectorOptions, CollectorStorage } from "../src/api.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { StorageError } from "../src/errors.js";
 import { simulateUsers } from "../src/simulate-users.js";
@@ -47,8 +47,14 @@ export function campaignRecords(n: number, seed: number, dark: number): RecordSt
   return createRecordStore(schema, { columns });
 }
 
-/** A collector serving the console built into `dir/console`, on DuckDB in `dir`, whose storage fails while `outage.down`. */
-export async function startConsoleCollector(dir: string): Promise<{
+/**
+ * A collector serving the console built into `dir/console`, on DuckDB in `dir`, whose storage fails while
+ * `outage.down`; `options` added to the collector's (e.g. `unaryReportCheck`).
+ */
+export async function startConsoleCollector(
+  dir: string,
+  options: Partial<CollectorOptions> = {},
+): Promise<{
   collector: RunningCollector;
   outage: { down: boolean };
 }> {
@@ -67,7 +73,13 @@ export async function startConsoleCollector(dir: string): Promise<{
           : (value as (...a: unknown[]) => unknown).apply(target, args);
     },
   }) as CollectorStorage;
-  const collector = await startCollector({ storage, adminToken: TOKEN, consoleDir, log: () => {} });
+  const collector = await startCollector({
+    storage,
+    adminToken: TOKEN,
+    consoleDir,
+    log: () => {},
+    ...options,
+  });
   return { collector, outage };
 }
 

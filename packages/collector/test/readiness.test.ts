@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import type { RunningCollector } from "../src/index.js";
+import { POSTGRES_SCHEMA_VERSION } from "../src/migrations/postgres.js";
 import { openPostgresStorage } from "../src/postgres.js";
 import { startCollector } from "../src/start-collector.js";
 import { expectUnavailable } from "./outage.js";
@@ -40,7 +41,7 @@ describeWith(
       const ready = await call(`${collector.url}/readyz`, "GET", undefined, undefined);
       expect(ready).toMatchObject({
         status: 200,
-        body: { status: "ok", storage: "postgres", schemaVersion: 7 },
+        body: { status: "ok", storage: "postgres", schemaVersion: POSTGRES_SCHEMA_VERSION },
       });
 
       server.stopImmediate();
@@ -75,15 +76,15 @@ describeWith(postgresServer(), "readiness: the schema version", (service) => {
       await client.connect();
       try {
         // A newer collector migrated the shared database meanwhile.
-        await client.query("UPDATE calm_schema_version SET version = 8");
+        await client.query(`UPDATE calm_schema_version SET version = ${POSTGRES_SCHEMA_VERSION + 1}`);
         const response = await fetch(`${collector.url}/readyz`);
         expect(response.status).toBe(503);
         expect(await response.json()).toMatchObject({
           reason: "schema-version",
-          schemaVersion: 8,
-          expectedSchemaVersion: 7,
+          schemaVersion: POSTGRES_SCHEMA_VERSION + 1,
+          expectedSchemaVersion: POSTGRES_SCHEMA_VERSION,
         });
-        await client.query("UPDATE calm_schema_version SET version = 7");
+        await client.query(`UPDATE calm_schema_version SET version = ${POSTGRES_SCHEMA_VERSION}`);
         expect((await fetch(`${collector.url}/readyz`)).status).toBe(200);
       } finally {
         await client.end();

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CalmAggregator, type CalmPlan, estimateCalm } from "@calm-ldp/calm-core";
-import { createReport, readPlan, sendReports, type WireReport } from "@calm-ldp/client";
+import { createReport, encodeBase64, readPlan, sendReports, type WireReport } from "@calm-ldp/client";
 import { fetchCampaignTokenKey, obtainTokens } from "@calm-ldp/client/tokens";
 import { createRecordStore, createSchema, type RecordStore } from "@calm-ldp/marginal-algebra";
 import { bernoulli, type Rng, seededRng, uniformInt } from "@calm-ldp/random";
@@ -655,6 +655,17 @@ export function interceptedStorage(
   });
 }
 
+/** `storage` as a storage without its optional method `method` (the collector takes its fallback). */
+export function withoutMethod(storage: CollectorStorage, method: keyof CollectorStorage): CollectorStorage {
+  return new Proxy(storage, {
+    get(target, key) {
+      if (key === method) return undefined;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 /** The storage's GROUP BY support counts of `round` are the in-process aggregator's, view for view. */
 export async function expectStoredCounts(
   storage: CollectorStorage,
@@ -684,3 +695,24 @@ export async function storedReportIds(file: string): Promise<string[]> {
 export function postReports(url: string, round: string, reports: readonly WireReport[]) {
   return call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
 }
+
+/** The base64 bits of a unary report of `cells` cells with every cell's bit set (padding bits clear). */
+export function allOnesBits(cells: number): string {
+  const bytes = new Uint8Array(Math.ceil(cells / 8));
+  for (let x = 0; x < cells; x++) bytes[x >> 3]! |= 0x80 >> (x & 7);
+  return encodeBase64(bytes);
+}
+
+/** A report of `view` whose every cell's bit is set: far above an honest unary report's ones, so the unary check drops it. */
+export function allOnesReport(plan: CalmPlan, view: number): WireReport {
+  return { ...createReport(plan, [0, 1, 2], { view }), bits: allOnesBits(plan.views[view]!.cells) };
+}
+
+/** A round request of three attributes of 4 values, k = 2, every view OUE (all-ones is in every view's drop region at 1%). */
+export const UNARY_ROUND = {
+  schema: { attributes: ["a", "b", "c"].map((name) => ({ name, cardinality: 4 })) },
+  n: 10_000,
+  eps: 1,
+  k: 2,
+  oracle: "oue",
+};

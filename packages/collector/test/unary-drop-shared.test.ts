@@ -1,11 +1,21 @@
 import { join } from "node:path";
-import { createReport, encodeBase64, type WireReport } from "@calm-ldp/client";
+import type { createReport } from "@calm-ldp/client";
 import { describe, expect, it } from "vitest";
 import type { CollectorStorage } from "../src/api.js";
 import { openStorage, type RunningCollector, startCollector } from "../src/index.js";
 import { suiteClickhouseDatabase } from "./clickhouse-cluster.js";
 import { parseMetrics, sample } from "./metrics-text.js";
-import { call, createRound, databaseServers, TOKEN, withPostgresDatabase, withTempDir } from "./support.js";
+import {
+  allOnesReport,
+  call,
+  createRound,
+  databaseServers,
+  TOKEN,
+  UNARY_ROUND,
+  withoutMethod,
+  withPostgresDatabase,
+  withTempDir,
+} from "./support.js";
 
 /**
  * The per-report unary check's dropped count (`unaryDropped` in round status) is
@@ -18,24 +28,6 @@ import { call, createRound, databaseServers, TOKEN, withPostgresDatabase, withTe
 const { postgres, clickhouse } = databaseServers("shared dropped-report counts");
 
 const ALPHA = 0.01;
-/** Three attributes of 4 values, k = 2, every view OUE (all-ones is in every view's drop region at 1%). */
-const ROUND = {
-  schema: { attributes: ["a", "b", "c"].map((name) => ({ name, cardinality: 4 })) },
-  n: 10_000,
-  eps: 1,
-  k: 2,
-  oracle: "oue",
-};
-
-/** A report of `view` whose every cell's bit is set (padding bits clear): dropped by the check. */
-function allOnes(plan: Parameters<typeof createReport>[0], view: number): WireReport {
-  const report = createReport(plan, [0, 1, 2], { view });
-  const cells = plan.views[view]!.cells;
-  const bytes = new Uint8Array(Math.ceil(cells / 8));
-  for (let x = 0; x < cells; x++) bytes[x >> 3]! |= 0x80 >> (x & 7);
-  return { ...report, bits: encodeBase64(bytes) };
-}
-
 async function start(storage: CollectorStorage): Promise<RunningCollector> {
   return startCollector({ storage, adminToken: TOKEN, unaryReportCheck: ALPHA });
 }
@@ -53,10 +45,10 @@ const statusOf = async (url: string, round: string) =>
  * round and the per-view drops expected.
  */
 async function dropSome(url: string) {
-  const { round, plan } = await createRound(url, ROUND);
+  const { round, plan } = await createRound(url, UNARY_ROUND);
   const m = plan.views.length;
   const last = m - 1;
-  const reports = [allOnes(plan, 0), allOnes(plan, last), allOnes(plan, last)];
+  const reports = [allOnesReport(plan, 0), allOnesReport(plan, last), allOnesReport(plan, last)];
   const ack = await call(`${url}/v1/rounds/${round}/reports`, "POST", { round, reports }, undefined);
   expect(ack.body).toMatchObject({ acknowledged: 3, stored: 0, dropped: 3 });
   const perView = new Array<number>(m).fill(0);
@@ -78,16 +70,6 @@ async function withCollector<T>(
   }
 }
 
-/** A storage that hides `countDropped` (as one without it): the collector falls back to its memory. */
-const withoutCountDropped = (storage: CollectorStorage): CollectorStorage =>
-  new Proxy(storage, {
-    get: (target, key) => {
-      if (key === "countDropped") return undefined;
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-
 /**
  * Two collectors on one database (`open` opens it): drops through the first are
  * seen by the second, drops through the second add to the same counters, and a
@@ -104,7 +86,7 @@ async function sharedScenario(open: () => Promise<CollectorStorage>): Promise<vo
     const { plan } = (await call(`${b.url}/v1/rounds/${round}/plan`, "GET", undefined, undefined)).body as {
       plan: Parameters<typeof createReport>[0];
     };
-    const more = [allOnes(plan, 0)];
+    const more = [allOnesReport(plan, 0)];
     await call(`${b.url}/v1/rounds/${round}/reports`, "POST", { round, reports: more }, undefined);
     perView[0]! += 1;
     expect((await statusOf(a.url, round)).unaryDropped.perView).toEqual(perView);
@@ -135,7 +117,8 @@ describe("dropped-report counts survive restarts and are shared through the stor
 
   it("DuckDB, broken variant: counted in the collector's memory, the restart loses the count", async () => {
     await withTempDir(async (dir) => {
-      const open = async () => withoutCountDropped(await openStorage({ duckdb: join(dir, "mem.duckdb") }));
+      const open = async () =>
+        withoutMethod(await openStorage({ duckdb: join(dir, "mem.duckdb") }), "countDropped");
       const { round, reports } = await withCollector(open, async (url) => {
         const dropped = await dropSome(url);
         // Within the process the memory counts it...

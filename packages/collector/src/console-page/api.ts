@@ -1,6 +1,9 @@
 import type { CalmPlan } from "@calm-ldp/calm-core";
 import type { MarginalAnswer, RoundCounts, RoundState } from "../api.js";
 import type { CampaignRound } from "../campaigns.js";
+import type { UnaryOnesFlag } from "../defences/unary-ones.js";
+import type { ViewBalanceFlag } from "../defences/view-balance.js";
+import type { DroppedCount } from "../dropped-reports.js";
 import type { CampaignSummary, RoundSummary } from "../listing-routes.js";
 
 export type { CampaignSummary, MarginalAnswer, RoundSummary };
@@ -10,6 +13,10 @@ export interface RoundStatus extends RoundCounts, RoundState {
   readonly round: string;
   readonly idsHeld: number;
   readonly idsDropAfter: string | null;
+  /** Statistical flags of the round (defences/): views off their share, unary views' ones off honest. */
+  readonly flags: readonly (ViewBalanceFlag | UnaryOnesFlag)[];
+  /** With the per-report unary check on: the reports it dropped (acknowledged, not stored), and its rate. */
+  readonly unaryDropped?: DroppedCount & { readonly alpha: number };
 }
 
 /** `GET /v1/rounds/:id/plan`. */

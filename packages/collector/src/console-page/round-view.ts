@@ -7,6 +7,7 @@ import {
 } from "./api.js";
 import { LEVEL } from "./campaign-view.js";
 import { heatmapSvg } from "./charts.js";
+import { defencesSection } from "./defences-view.js";
 import { count, fraction, h, notice, row, table, time } from "./dom.js";
 import { attributePicker, attrsParam, cellLabels, defaultAttributes, marginalLayout } from "./marginal.js";
 import { planSummary, term } from "./plan-view.js";
@@ -188,7 +189,7 @@ function marginalSection(api: ConsoleApi, plan: RoundPlan, fail: (error: unknown
 
 /**
  * A round's page (`#/rounds/<id>[?campaign=<id>]`): its status (with the close
- * button while open), its plan with reports per view, a released marginal as a
+ * button while open), its defences (dropped reports, flags; defences-view.ts), its plan with reports per view, a released marginal as a
  * heatmap with error bars (empty state when the round has no reports) and the
  * client snippet (the campaign's when the round belongs to one).
  */
@@ -214,6 +215,7 @@ export async function renderRound(
     ),
     h("h1", {}, "Round ", h("span", { class: "id" }, id)),
     statusSection(status),
+    defencesSection(status),
     status.closedAt === null ? closeControl(api, id, rerender, fail) : "",
     planSummary(plan.plan, status.perView),
     status.accepted === 0

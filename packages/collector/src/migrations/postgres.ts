@@ -4,13 +4,18 @@ import type { MarkedStep, SchemaDb, SchemaMigration } from "./runner.js";
 import { migrateBackend, roundClosingStep } from "./runner.js";
 
 /** The PostgreSQL layout this code writes (see POSTGRES_STEPS for the earlier ones). */
-export const POSTGRES_SCHEMA_VERSION = 7;
+export const POSTGRES_SCHEMA_VERSION = 8;
 
 /**
  * The slot of support counts carried over from version 3's per-cell table
  * (live slots are random integers >= 0, see storage/postgres/index.ts).
  */
 export const MIGRATED_SLOT = -1;
+
+/** Version 8's table: the ids of dropped reports (counted once each; storage/postgres/drops.ts). */
+export const DROPPED_REPORTS_TABLE = `CREATE TABLE IF NOT EXISTS calm_dropped_reports (
+     round_no INTEGER NOT NULL, report_id UUID NOT NULL, view INTEGER NOT NULL, reason TEXT NOT NULL,
+     PRIMARY KEY (round_no, report_id))`;
 
 const exists = async (db: Pick<SchemaDb, "rows">, sql: string) => Number((await db.rows(sql))[0]![0]) > 0;
 const indexExists = (db: SchemaDb, index: string) =>
@@ -27,7 +32,7 @@ const TOAST_TARGET = `SELECT count(*) FROM pg_class WHERE oid = to_regclass('cal
  * counters; 2 + round state and closed rounds' counts; 3 + support counts per
  * (round, view, cell); 4 those replaced by per-view count arrays per writer slot;
  * 5 + support deltas per group commit; 6 deltas stored uncompressed; 7 + an index
- * on the deltas' round.
+ * on the deltas' round; 8 + the ids of dropped reports.
  */
 const POSTGRES_STEPS: readonly MarkedStep[] = [
   roundClosingStep(2, "TEXT"),
@@ -83,6 +88,12 @@ const POSTGRES_STEPS: readonly MarkedStep[] = [
     mark: (db) => indexExists(db, "calm_support_deltas_round"),
     run: (db) =>
       db.run("CREATE INDEX IF NOT EXISTS calm_support_deltas_round ON calm_support_deltas (round_no)"),
+  },
+  {
+    to: 8,
+    what: "calm_dropped_reports (ids of reports the unary check dropped, counted once each)",
+    mark: (db) => db.tableExists("calm_dropped_reports"),
+    run: (db) => db.run(DROPPED_REPORTS_TABLE),
   },
 ];
 

@@ -1,11 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { CorsPolicy } from "../cors.js";
 import { RequestRejectedError } from "../errors.js";
-import { type RoundLookup, remoteRoundLookup } from "./issuer-rounds.js";
+import { remoteRoundLookup } from "./issuer-rounds.js";
 import { registerIssuer } from "./issuer-routes.js";
 import { registerKeyDirectory } from "./key-directory.js";
-import type { QuotaStore } from "./ledger.js";
-import { ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
+import { pruneOnSchedule } from "./ledger-prune.js";
 import type { TokenProtection } from "./protection.js";
 import { issuerState, ledgerPruneEvery } from "./routes.js";
 import { keyringSource } from "./token-gate.js";
@@ -34,27 +33,6 @@ export interface RunningIssuer {
   readonly port: number;
   readonly app: FastifyInstance;
   close(): Promise<void>;
-}
-
-/** The issuer's scheduled ledger prune (ledger-prune.ts), its lines to `log` (default stderr), stopped with the app. */
-function schedulePrune(
-  app: FastifyInstance,
-  ledger: QuotaStore,
-  rounds: RoundLookup,
-  everyMs: number,
-  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): void {
-  const stop = scheduleLedgerPrune({
-    ledger,
-    rounds,
-    everyMs,
-    done: (result) => {
-      const line = ledgerPruneLine(result);
-      if (line) log(line);
-    },
-    failed: (error) => log(`token quota ledger: prune failed (${String(error)}); retrying at the next`),
-  });
-  app.addHook("onClose", stop);
 }
 
 /**
@@ -90,8 +68,16 @@ export async function startIssuer(options: IssuerOptions): Promise<RunningIssuer
     send(reply, 403, "cross-origin-refused", "this origin may not call the issuer");
   registerIssuer({ app, cors, refusePreflight, rounds, ...state });
   registerKeyDirectory({ app, cors, refusePreflight, rounds, keys: keyringSource(state.keyring) });
-  const everyMs = ledgerPruneEvery(options);
-  if (everyMs !== undefined) schedulePrune(app, state.ledger, rounds, everyMs, options.log);
+  // The scheduled ledger prune's lines to `log` (default stderr).
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  pruneOnSchedule(
+    app,
+    { ledger: state.ledger, rounds, everyMs: ledgerPruneEvery(options) },
+    {
+      pruned: (_, line) => line && log(line),
+      failed: (error) => log(`token quota ledger: prune failed (${String(error)}); retrying at the next`),
+    },
+  );
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();

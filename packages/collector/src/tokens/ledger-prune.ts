@@ -1,3 +1,4 @@
+import type { FastifyInstance } from "fastify";
 import type { RoundLookup } from "./issuer-rounds.js";
 import type { QuotaStore } from "./ledger.js";
 
@@ -88,4 +89,38 @@ export function ledgerPruneLine(result: LedgerPruneResult): string | undefined {
   const unknown =
     result.unknown > 0 ? `; ${result.unknown} could not be looked up (kept, retried next time)` : "";
   return `token quota ledger: pruned ${result.pruned.length} window(s) of closed or removed rounds${ids}; kept ${result.kept}${unknown}`;
+}
+
+/** Where a scheduled prune's outcome goes (the collector: Fastify log and metrics; the issuer apart: a line). */
+export interface LedgerPruneReporter {
+  /** After every prune: its result and the operator's line, undefined when there is nothing to say ({@link ledgerPruneLine}). */
+  pruned(result: LedgerPruneResult, line: string | undefined): void;
+  /** A prune failed (the ledger could not be read or written); the next runs as scheduled. */
+  failed(error: unknown): void;
+}
+
+/**
+ * The scheduled ledger prune of an issuer (inside the collector or apart):
+ * {@link scheduleLedgerPrune} every `everyMs` (nothing when undefined: off),
+ * each outcome to `reporter`, stopped when `app` closes.
+ */
+export function pruneOnSchedule(
+  app: FastifyInstance,
+  schedule: {
+    readonly ledger: QuotaStore;
+    readonly rounds: RoundLookup;
+    readonly everyMs: number | undefined;
+  },
+  reporter: LedgerPruneReporter,
+): void {
+  const { ledger, rounds, everyMs } = schedule;
+  if (everyMs === undefined) return;
+  const stop = scheduleLedgerPrune({
+    ledger,
+    rounds,
+    everyMs,
+    done: (result) => reporter.pruned(result, ledgerPruneLine(result)),
+    failed: (error) => reporter.failed(error),
+  });
+  app.addHook("onClose", stop);
 }

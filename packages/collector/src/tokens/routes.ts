@@ -8,7 +8,7 @@ import { registerIssuer } from "./issuer-routes.js";
 import { registerKeyDirectory } from "./key-directory.js";
 import { TokenKeyring } from "./keyring.js";
 import { DirectoryQuotaLedger, QuotaLedger, type QuotaStore } from "./ledger.js";
-import { DEFAULT_LEDGER_PRUNE_EVERY_MS, ledgerPruneLine, scheduleLedgerPrune } from "./ledger-prune.js";
+import { DEFAULT_LEDGER_PRUNE_EVERY_MS, pruneOnSchedule } from "./ledger-prune.js";
 import type { TokenProtection } from "./protection.js";
 import { keyringSource, RemoteKeys, type ReportGate, tokenGate } from "./token-gate.js";
 
@@ -85,20 +85,16 @@ export function registerTokens(context: CollectorContext, protection: TokenProte
   registerIssuer({ app, cors, refusePreflight, rounds, ...state });
   const keys = keyringSource(state.keyring);
   registerKeyDirectory({ app, cors, refusePreflight, rounds, keys });
-  const everyMs = ledgerPruneEvery(protection);
-  if (everyMs !== undefined) {
-    const stop = scheduleLedgerPrune({
-      ledger: state.ledger,
-      rounds,
-      everyMs,
-      done: (result) => {
+  pruneOnSchedule(
+    app,
+    { ledger: state.ledger, rounds, everyMs: ledgerPruneEvery(protection) },
+    {
+      pruned: (result, line) => {
         context.metrics.ledgerPruned(result.pruned.length);
-        const line = ledgerPruneLine(result);
         if (line) app.log.info({ windows: result.pruned, kept: result.kept, unknown: result.unknown }, line);
       },
       failed: (error) => app.log.error(error, "token quota ledger: prune failed; retrying at the next"),
-    });
-    app.addHook("onClose", stop);
-  }
+    },
+  );
   return tokenGate(keys);
 }

@@ -1,9 +1,9 @@
-import type { AcceptedReport, StoredRound } from "../../api.js";
+import type { AcceptedReport, DroppedBatch, StoredRound } from "../../api.js";
 import { binaryArrayBuffer, INT4_OID } from "./arrays.js";
 import { type CellLayout, cellLayout } from "./layout.js";
 
-/** One batch submitted to a group commit. */
-export type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[] };
+/** One batch submitted to a group commit: the reports to store, and those dropped (counted, not stored). */
+export type StoreJob = { round: StoredRound; reports: readonly AcceptedReport[]; dropped?: DroppedBatch };
 
 /** One report of a group: its batch (index in the group) and round. */
 export type Entry = { job: number; round: number; report: AcceptedReport };

@@ -12,7 +12,8 @@ const DROPPED_INDEXES = ["calm_reports_pkey", "calm_support_round", "calm_suppor
 /**
  * Move a round's rows into its closed counts (`$1` the round): each statement
  * deletes rows and adds exactly the deleted ones to the counts, so a batch that
- * commits meanwhile stays counted once (as rows, until the next sweep).
+ * commits meanwhile stays counted once (as rows, until the next sweep); the last
+ * one deletes its dropped reports' ids.
  */
 const COMPACT_SQL = [
   `WITH gone AS (DELETE FROM calm_reports WHERE round_no = $1 RETURNING view)
@@ -26,6 +27,8 @@ const COMPACT_SQL = [
    SELECT $1, view, (u.i - 1)::int, sum(u.n) FROM gone, unnest(gone.counts) WITH ORDINALITY AS u(n, i)
    GROUP BY view, u.i HAVING sum(u.n) <> 0
    ON CONFLICT (round_no, view, cell) DO UPDATE SET count = calm_closed_counts.count + excluded.count`,
+  // Dropped reports' ids go too (their counters stay).
+  "DELETE FROM calm_dropped_reports WHERE round_no = $1",
 ];
 
 /**
@@ -51,6 +54,7 @@ export class IdDropper {
       `SELECT s.round_no, r.round_id::text, r.plan FROM calm_round_state s JOIN calm_rounds r USING (round_no)
        WHERE s.closed_at <= $1
          AND (s.ids_dropped_at IS NULL OR EXISTS (SELECT 1 FROM calm_reports c WHERE c.round_no = s.round_no)
+           OR EXISTS (SELECT 1 FROM calm_dropped_reports x WHERE x.round_no = s.round_no)
            OR EXISTS (SELECT 1 FROM calm_support_deltas d WHERE d.round_no = s.round_no)
            OR EXISTS (SELECT 1 FROM calm_support_views v WHERE v.round_no = s.round_no))
        ORDER BY s.round_no`,

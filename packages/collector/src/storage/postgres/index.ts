@@ -99,6 +99,15 @@ class PostgresStorage extends SqlStorageReads implements api.CollectorStorage {
     return this.#ingest.storeReports(round, reports);
   }
 
+  /** The batch and its dropped reports' counts in one group commit, each dropped id counted once (ingest.ts). */
+  storeReportsAndDrops(
+    round: api.StoredRound,
+    reports: readonly api.AcceptedReport[],
+    dropped: api.DroppedBatch,
+  ): Promise<api.StoreResult> {
+    return this.#ingest.storeReports(round, reports, dropped);
+  }
+
   async countRejected(round: api.StoredRound, reason: string, reports: number): Promise<void> {
     await this.#db.write((client) => addCounter(client, round.no, `rejected:${reason}`, reports));
   }

@@ -1,9 +1,17 @@
-import type { AcceptedReport, GroupCommitListener, StoredRound, StoreResult } from "../../api.js";
+import type pg from "pg";
+import type {
+  AcceptedReport,
+  DroppedBatch,
+  GroupCommitListener,
+  StoredRound,
+  StoreResult,
+} from "../../api.js";
 import { RoundClosedError, StorageError } from "../../errors.js";
 import { GroupCommit } from "../../group-commit.js";
 import { binaryInt4Array, binaryUuidArray, intArray } from "./arrays.js";
 import { type PostgresDb, statement } from "./connection.js";
 import { deltasCte, type Entry, type StoreJob, supportDeltas } from "./deltas.js";
+import { type DropEntry, dropsCte, dropValues, groupDrops } from "./drops.js";
 import type { DeltaFolder } from "./fold.js";
 import { addCounter } from "./rounds.js";
 
@@ -18,7 +26,9 @@ const CAREFUL_GROUPS = 16;
  * A group none of whose ids is stored yet, in one statement (its own
  * transaction): `$1..$3` (round, id, view) of each report, `$4` the group's
  * rounds, `$5..$8` its support deltas ({@link deltasCte}), `$9, $10`
- * duplicates (round, count) within the group. Closed rounds are skipped and
+ * duplicates (round, count) within the group plus the dropped reports submitted,
+ * `$11..$14` its dropped reports ({@link dropsCte}; those counted as dropped are
+ * taken off the duplicates again). Closed rounds are skipped and
  * returned. The ids go in sorted by (round, id), so concurrent statements (also
  * of other processes) take keys in one order; a stored id fails the whole
  * statement (unique_violation). A named statement: parsed and planned once per connection.
@@ -29,9 +39,11 @@ const FRESH_SQL = `WITH closed AS (
     SELECT no, id, view FROM unnest($1::int[], $2::uuid[], $3::int[]) AS t(no, id, view)
     WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])) ORDER BY no, id),
   ${deltasCte(5)},
+  ${dropsCte(11)},
   dup AS (INSERT INTO calm_counters (round_no, name, value)
-    SELECT no, 'duplicates', n FROM unnest($9::int[], $10::bigint[]) AS t(no, n)
-    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[]))
+    SELECT no, 'duplicates', sum(n) FROM (SELECT no, n FROM unnest($9::int[], $10::bigint[]) AS t(no, n)
+      UNION ALL SELECT round_no, -count(*) FROM dropins GROUP BY round_no) AS d
+    WHERE NOT (no = ANY ((SELECT nos FROM closed)::int[])) GROUP BY no HAVING sum(n) > 0
     ON CONFLICT (round_no, name) DO UPDATE SET value = calm_counters.value + excluded.value)
   SELECT nos AS closed FROM closed`;
 
@@ -59,15 +71,23 @@ export class PostgresIngest {
     this.#writers = Array.from({ length: writers }, () => ({
       queue: new GroupCommit<StoreJob, GroupResult>(
         (jobs) => this.#storeGroup(jobs),
-        (job) => job.reports.length,
+        (job) => job.reports.length + (job.dropped?.reports.length ?? 0),
         MAX_GROUP_REPORTS,
       ),
       waiting: 0,
     }));
   }
 
-  /** Store a batch in the next group of the least busy writer; resolves after its group's COMMIT. */
-  async storeReports(round: StoredRound, reports: readonly AcceptedReport[]): Promise<StoreResult> {
+  /**
+   * Store a batch in the next group of the least busy writer, its `dropped`
+   * reports counted in the same transaction ({@link dropsCte}); resolves after
+   * its group's COMMIT.
+   */
+  async storeReports(
+    round: StoredRound,
+    reports: readonly AcceptedReport[],
+    dropped?: DroppedBatch,
+  ): Promise<StoreResult> {
     if (this.db.closed) throw new StorageError("PostgreSQL storage: closed");
     // The writer with the fewest batches waiting (an idle one starts a group at once).
     let writer = this.#writers[0]!;
@@ -75,7 +95,7 @@ export class PostgresIngest {
     writer.waiting++;
     let result: GroupResult;
     try {
-      result = await writer.queue.submit({ round, reports });
+      result = await writer.queue.submit(dropped ? { round, reports, dropped } : { round, reports });
     } finally {
       writer.waiting--;
     }
@@ -122,9 +142,11 @@ export class PostgresIngest {
     });
     if (this.#carefulGroups > 0) {
       this.#carefulGroups--;
-      return this.#storeChecked(jobs, entries);
+      return this.#storeChecked(jobs, entries, groupDrops(jobs));
     }
-    const duplicates = new Map<number, number>();
+    const drops = groupDrops(jobs);
+    // Dropped reports submitted count as duplicates here; those counted as dropped are taken off in SQL.
+    const duplicates = new Map<number, number>(drops.submitted);
     jobs.forEach((job, j) => {
       const dup = job.reports.length - kept[j]!;
       if (dup > 0) duplicates.set(job.round.no, (duplicates.get(job.round.no) ?? 0) + dup);
@@ -141,6 +163,7 @@ export class PostgresIngest {
       intArray(deltas.last),
       intArray([...duplicates.keys()]),
       intArray([...duplicates.values()]),
+      ...dropValues(drops.entries),
     ];
     let closedNos: number[];
     try {
@@ -149,7 +172,7 @@ export class PostgresIngest {
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
         this.#carefulGroups = CAREFUL_GROUPS;
-        return this.#storeChecked(jobs, entries);
+        return this.#storeChecked(jobs, entries, drops);
       }
       throw new StorageError(`PostgreSQL write failed: ${(error as Error).message}`);
     }
@@ -169,9 +192,14 @@ export class PostgresIngest {
    * entries sorted by (round, id) (concurrent transactions lock keys in one
    * order) go in with `INSERT ... ON CONFLICT DO NOTHING RETURNING`, in one
    * statement that also skips closed rounds; the support counts of the new ones
-   * follow; duplicates are counted per round. 3 + rounds statements, one WAL flush.
+   * follow; the dropped reports are counted ({@link countDrops}); duplicates are
+   * counted per round. 4 + rounds statements, one WAL flush.
    */
-  async #storeChecked(jobs: StoreJob[], entries: Entry[]): Promise<GroupResult[]> {
+  async #storeChecked(
+    jobs: StoreJob[],
+    entries: Entry[],
+    drops: ReturnType<typeof groupDrops>,
+  ): Promise<GroupResult[]> {
     const ordered = [...entries].sort((a, b) =>
       a.round !== b.round
         ? a.round - b.round
@@ -213,7 +241,7 @@ export class PostgresIngest {
           intArray(deltas.first),
           intArray(deltas.last),
         ]);
-      const duplicates = new Map<number, number>();
+      const duplicates = await countDrops(client, drops, closed);
       const results = jobs.map((job, j): GroupResult => {
         if (closed.has(job.round.no)) return new RoundClosedError(job.round.id);
         const dup = job.reports.length - stored[j]!;
@@ -233,4 +261,30 @@ export class PostgresIngest {
       jobs.filter((_, j) => !(results[j] instanceof RoundClosedError)).map((job) => job.round),
     );
   }
+}
+
+/**
+ * The careful path's dropped reports ({@link groupDrops}) counted in the caller's
+ * transaction ({@link dropsCte}), closed rounds skipped; resolves with, per open
+ * round, its dropped reports submitted but not counted (re-sent: duplicates).
+ * One statement when any was dropped.
+ */
+async function countDrops(
+  client: pg.PoolClient,
+  drops: { entries: DropEntry[]; submitted: Map<number, number> },
+  closed: ReadonlySet<number>,
+): Promise<Map<number, number>> {
+  const duplicates = new Map<number, number>();
+  if (drops.entries.length === 0) return duplicates;
+  const counted = await client.query({
+    text: `WITH closed AS (SELECT $5::int[] AS nos), ${dropsCte(1)}
+           SELECT round_no, count(*)::int FROM dropins GROUP BY round_no`,
+    values: [...dropValues(drops.entries), intArray([...closed])],
+    rowMode: "array",
+  });
+  const fresh = new Map(counted.rows.map(([no, n]) => [Number(no), Number(n)]));
+  for (const [no, submitted] of drops.submitted)
+    if (!closed.has(no) && submitted > (fresh.get(no) ?? 0))
+      duplicates.set(no, submitted - (fresh.get(no) ?? 0));
+  return duplicates;
 }

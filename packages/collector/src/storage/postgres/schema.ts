@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { StorageError } from "../../errors.js";
-import { migratePostgres } from "../../migrations/postgres.js";
+import { DROPPED_REPORTS_TABLE, migratePostgres } from "../../migrations/postgres.js";
 import { type SchemaMigration, SchemaVersionError } from "../../migrations/runner.js";
 import { transaction } from "./connection.js";
 
@@ -39,6 +39,9 @@ const SCHEMA = [
    END $$`,
   `CREATE TABLE IF NOT EXISTS calm_counters (
      round_no INTEGER NOT NULL, name TEXT NOT NULL, value BIGINT NOT NULL, PRIMARY KEY (round_no, name))`,
+  // Ids of reports acknowledged but not stored (the unary check dropped them), so a re-sent one is not
+  // counted again; dropped with the round's report ids.
+  DROPPED_REPORTS_TABLE,
   `CREATE TABLE IF NOT EXISTS calm_round_state (
      round_no INTEGER PRIMARY KEY, closed_at TEXT NOT NULL, ids_dropped_at TEXT)`,
   `CREATE TABLE IF NOT EXISTS calm_closed_counts (
