@@ -11,7 +11,7 @@ import {
   type WireReport,
 } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { campaignRoundId, parseRoundEvery, uuidV5 } from "../src/campaigns.js";
 import { decodeReport } from "../src/decode-report.js";
 import type { RunningCollector } from "../src/index.js";
@@ -263,6 +263,19 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
 
   it("--round-every: a round older than the schedule is closed and the next opened when the campaign is read", async () => {
     const url = collector!.url;
+    // The collector's clock (Date) moves only when told: each window is 1 s of that clock, so
+    // a slow machine cannot push the report meant for a window past its end (with real time,
+    // one second for the roll-over, a status read and the report was a race under load).
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      await roundEvery(url);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  /** The scheduled campaign's checks, on the fake clock (`vi.setSystemTime` moves it). */
+  async function roundEvery(url: string) {
     expect(
       (await call(`${url}/v1/campaigns`, "POST", campaignBody({ roundEvery: "1x" }))).body,
     ).toMatchObject({ reason: "invalid-campaign" });
@@ -272,7 +285,7 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     const first = await anonymous(`${url}/v1/campaigns/${campaign}/current`);
     expect(first.body).toMatchObject({ index: 0, round: created.body.round });
     expect(Date.parse(first.body.closesAt as string) - Date.parse(first.body.openedAt as string)).toBe(1000);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    vi.setSystemTime(Date.now() + 1100);
     // Two clients asking at once get the same new round (roll-overs are serialized).
     const [a, b] = await Promise.all([
       anonymous(`${url}/v1/campaigns/${campaign}/current`),
@@ -286,7 +299,7 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     const plan = readPlan(created.body.plan);
     const ok = await sendReports(url, a.body.round as string, [createReport(plan, [0, 1, 0, 1, 0])]);
     expect(ok).toMatchObject({ acknowledged: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    vi.setSystemTime(Date.now() + 1100);
     const late = await sendReports(url, a.body.round as string, [createReport(plan, [0, 1, 0, 1, 0])]).catch(
       (e) => e,
     );
@@ -295,7 +308,7 @@ describe("campaigns: one plan, a sequence of rounds (DuckDB, loopback)", () => {
     expect(lateStatus.body).toMatchObject({ accepted: 1, rejected: { "round-closed": 1 } });
     expect(parseRoundEvery("1d")).toBe(86_400_000);
     expect(parseRoundEvery("15m")).toBe(900_000);
-  });
+  }
 
   it("instantEps: the series is de-biased for the composed mechanism", async () => {
     const url = collector!.url;

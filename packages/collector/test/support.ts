@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -316,12 +317,16 @@ export interface CollectorProcess {
   stderr(): string;
 }
 
-/** Spawn a collector process and wait (up to 60 s) until it listens. */
-export function spawnCollector(
+/**
+ * Spawn a collector process and wait (up to 60 s) until it listens, on `port`
+ * (default: a {@link freePort}, so a process restarted on it finds it free).
+ */
+export async function spawnCollector(
   backend: "duckdb" | "postgres" | "clickhouse",
   location: string,
-  port = 0,
+  port?: number,
 ): Promise<CollectorProcess> {
+  port ??= await freePort();
   const child = spawn(
     process.execPath,
     ["--import", "tsx", join(packageDir, "test", "fixtures", "serve.ts"), backend, location, String(port)],
@@ -363,14 +368,36 @@ export function spawnCollector(
   });
 }
 
-/** A free TCP port on 127.0.0.1 (asked from the kernel). */
+/** Ports {@link freePort} picks from: below Linux's ephemeral range (32768-60999 by default). */
+const FREE_PORTS = { from: 20_000, to: 32_767 };
+
+/** Whether a server can listen on 127.0.0.1:`port` now (it is closed again at once). */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A TCP port on 127.0.0.1 that is free now, for a server started later (a process
+ * spawned, a collector restarted on its port) or for a URL nobody answers. Not
+ * asked from the kernel (`listen(0)`): that gives a port of the ephemeral range,
+ * which any outgoing connection may get as its local port meanwhile (open, or in
+ * TIME_WAIT for a minute), and the later bind then fails with EADDRINUSE (or a
+ * `listen(0)` elsewhere answers on it). Ports below the range are never given out
+ * so; this one is drawn at random there (concurrent test files draw apart) and
+ * the next is tried while one is taken. Cost: one bind attempt per taken port.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== "object" || address === null) throw new Error("freePort: no address");
-  return address.port;
+  const span = FREE_PORTS.to - FREE_PORTS.from + 1;
+  const first = randomInt(span);
+  for (let i = 0; i < 1000; i++) {
+    const port = FREE_PORTS.from + ((first + i) % span);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`freePort: no free port among 1000 tried from ${FREE_PORTS.from + first}`);
 }
 
 /** Resolve after `ms` milliseconds. */
@@ -387,7 +414,7 @@ export function warnSkipped(suite: string, unavailable: string | undefined): voi
  */
 export class CollectorProcesses {
   readonly running: CollectorProcess[] = [];
-  async spawn(backend: "duckdb" | "postgres" | "clickhouse", location: string, port = 0) {
+  async spawn(backend: "duckdb" | "postgres" | "clickhouse", location: string, port?: number) {
     const p = await spawnCollector(backend, location, port);
     this.running.push(p);
     return p;

@@ -1,6 +1,4 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readPlan, sendReports } from "@calm-ldp/client";
@@ -9,18 +7,9 @@ import { type RunningCollector, startCollector } from "@calm-ldp/collector";
 import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import { afterAll, describe, expect, it } from "vitest";
 import { type IssuerCliOptions, servedTokens } from "./collector-issuer.js";
-import { collectorCommandTests, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
+import { collectorCommandTests, freePort, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
 const root = fileURLToPath(new URL("../../../..", import.meta.url));
-
-/** A free loopback port: the collector must know its issuer's URL before the issuer listens. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("calm-ldp collector issuer, and serve --issuer-url", () => {
   const { dir, run } = collectorCommandTests("calm-issuer-cli-");
@@ -68,7 +57,7 @@ describe("calm-ldp collector issuer, and serve --issuer-url", () => {
   });
 
   it("an issuer process gives tokens for the collector's rounds; the collector (issuerUrl) counts their reports", async () => {
-    const port = await freePort();
+    const port = await freePort(); // the collector must know its issuer's URL before the issuer listens
     collector = await startCollector({
       storage: await openDuckDbStorage(join(dir, "apart.duckdb")),
       adminToken: TEST_ADMIN_TOKEN,

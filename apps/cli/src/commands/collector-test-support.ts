@@ -1,11 +1,37 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { runCommandLine } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
+
+/**
+ * A loopback port that is free now, for a server started later (a process
+ * spawned, a collector restarted on its port): drawn at random from 20000-32767,
+ * below Linux's ephemeral range, so no outgoing connection gets it as its local
+ * port meanwhile (which makes the later bind fail with EADDRINUSE, even from
+ * TIME_WAIT). The next is tried while one is taken. (As the collector's tests'
+ * `freePort`, test/support.ts.)
+ */
+export async function freePort(): Promise<number> {
+  const from = 20_000;
+  const span = 32_768 - from;
+  const first = randomInt(span);
+  for (let i = 0; i < 1000; i++) {
+    const port = from + ((first + i) % span);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`freePort: no free port among 1000 tried from ${from + first}`);
+}
 
 /** The admin token the collector commands' tests run with. */
 export const TEST_ADMIN_TOKEN = "cli-test-admin-token-0123456789";

@@ -4,7 +4,7 @@ import { openDuckDbStorage } from "@calm-ldp/collector/duckdb";
 import { describe, expect, it } from "vitest";
 import { parseOptions, UsageError } from "../cli-kit.js";
 import { ADMIN_TOKEN_VARIABLE, collectorCommand } from "./collector.js";
-import { collectorCommandTests, spawnServe, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
+import { collectorCommandTests, freePort, spawnServe, TEST_ADMIN_TOKEN } from "./collector-test-support.js";
 
 const TOKEN = TEST_ADMIN_TOKEN;
 
@@ -86,7 +86,9 @@ describe("calm-ldp collector", () => {
 
   it("simulate --round retries the plan fetch while the collector is down, then reports once it is up", async () => {
     const file = join(dir, "plan-retry.duckdb");
-    const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN });
+    // On a port below the ephemeral range: no outgoing connection takes it while it is down.
+    const port = await freePort();
+    const first = await startCollector({ storage: await openDuckDbStorage(file), adminToken: TOKEN, port });
     const created = await fetch(`${first.url}/v1/rounds`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
