@@ -79,12 +79,19 @@ export class ShardWriter {
     shard: ShardHttp,
     db: string,
     held: HeldIds,
-    options: { pipeline: number; maxGroupReports: number; failure: (error: unknown) => unknown },
+    options: {
+      pipeline: number;
+      maxGroupReports: number;
+      failure: (error: unknown) => unknown;
+      /** At most this many ms of gathering (default `GATHER_MS`; 0: none). */
+      gatherMs?: number;
+    },
   ) {
     const order = options.pipeline > 1 ? new InsertOrder() : undefined;
+    const limits = { maxGroupReports: options.maxGroupReports, gatherMs: options.gatherMs ?? GATHER_MS };
     this.#chains = Array.from(
       { length: options.pipeline },
-      () => new ShardChain(shard, db, held, order, options.maxGroupReports, options.failure, this.#listeners),
+      () => new ShardChain(shard, db, held, order, limits, options.failure, this.#listeners),
     );
   }
 
@@ -137,7 +144,7 @@ class ShardChain {
     readonly db: string,
     readonly held: HeldIds,
     readonly order: InsertOrder | undefined,
-    readonly maxGroupReports: number,
+    readonly limits: { readonly maxGroupReports: number; readonly gatherMs: number },
     readonly failure: (error: unknown) => unknown,
     readonly listeners: readonly GroupCommitListener[],
   ) {}
@@ -186,7 +193,7 @@ class ShardChain {
    */
   async #gather(): Promise<void> {
     const since = performance.now() - this.#last.answered;
-    const ms = Math.min(GATHER_SHARE * this.#last.ms, GATHER_MS) - since;
+    const ms = Math.min(GATHER_SHARE * this.#last.ms, this.limits.gatherMs) - since;
     if (ms <= 0 || this.#waiting.length >= this.#last.jobs) return;
     this.#want = this.#last.jobs;
     await new Promise<void>((resolve) => {
@@ -205,7 +212,7 @@ class ShardChain {
     let take = 0;
     while (take < this.#waiting.length) {
       const next = this.#waiting[take]!.job.reports.length;
-      if (take > 0 && weight + next > this.maxGroupReports) break;
+      if (take > 0 && weight + next > this.limits.maxGroupReports) break;
       weight += next;
       take++;
     }

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { AcceptedReport, StoredRound } from "../../api.js";
+import { HeldIds } from "./held-ids.js";
+import type { ShardHttp } from "./http.js";
+import { ShardWriter } from "./shard-writer.js";
+
+/**
+ * A shard that answers like an empty ClickHouse one (no id held, no copies,
+ * round open) and records the writer's requests; each insert takes `insertMs`.
+ */
+function fakeShard(insertMs: number) {
+  const calls: string[] = [];
+  const shard = {
+    async queryWithIds(sql: string) {
+      calls.push(sql.includes("HAVING count() > 1") ? "check" : "lookup");
+      return [];
+    },
+    async insertBinary() {
+      calls.push("insert");
+      await new Promise((resolve) => setTimeout(resolve, insertMs));
+    },
+    async query() {
+      calls.push("query");
+      return [];
+    },
+  };
+  return { shard: shard as unknown as ShardHttp, calls };
+}
+
+const round = { no: 7 } as StoredRound;
+let next = 0;
+const job = (n: number): AcceptedReport[] =>
+  Array.from({ length: n }, () => {
+    next++;
+    return { id: `00000000-0000-4000-8000-${next.toString(16).padStart(12, "0")}`, view: 0, cells: [1] };
+  });
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Eight requests answered by one group come back one per event-loop turn (as a
+ * load generator's do), then a check of how many groups took them.
+ */
+async function comeBack(gatherMs: number | undefined) {
+  const { shard, calls } = fakeShard(40);
+  const sizes: number[] = [];
+  const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
+    pipeline: 1,
+    maxGroupReports: 10_000,
+    failure: (error) => error,
+    ...(gatherMs === undefined ? {} : { gatherMs }),
+  });
+  writer.observe((group) => sizes.push(group.size));
+  const first = await Promise.all(Array.from({ length: 8 }, () => writer.submit({ round, reports: job(5) })));
+  expect(first).toEqual(Array.from({ length: 8 }, () => ({ stored: 5, duplicates: 0 })));
+  const again: Promise<unknown>[] = [];
+  for (let i = 0; i < 8; i++) {
+    again.push(writer.submit({ round, reports: job(5) }));
+    await tick();
+  }
+  await Promise.all(again);
+  return { sizes, calls };
+}
+
+describe("ShardWriter groups", () => {
+  it("each group is looked up, inserted and checked once; the requests it answered come back into one group", async () => {
+    const { sizes, calls } = await comeBack(undefined);
+    expect(sizes).toEqual([40, 40]);
+    expect(calls).toEqual(["lookup", "insert", "check", "lookup", "insert", "check"]);
+  });
+
+  it("without gathering (the broken variant) the returning requests split over several groups", async () => {
+    const { sizes } = await comeBack(0);
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(80);
+  });
+});
