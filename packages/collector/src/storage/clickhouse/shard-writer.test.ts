@@ -61,7 +61,41 @@ async function comeBack(gatherMs: number | undefined) {
   return { sizes, calls };
 }
 
+/**
+ * Two sets of four clients, the second starting while the first's group is in
+ * its insert; each client sends, awaits its answer, and sends again (3 times).
+ */
+async function twoSets(gatherMs: number | undefined) {
+  const { shard } = fakeShard(40);
+  const sizes: number[] = [];
+  const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
+    pipeline: 1,
+    maxGroupReports: 10_000,
+    failure: (error) => error,
+    ...(gatherMs === undefined ? {} : { gatherMs }),
+  });
+  writer.observe((group) => sizes.push(group.size));
+  const client = async () => {
+    for (let i = 0; i < 3; i++) {
+      await writer.submit({ round, reports: job(5) });
+      await tick();
+    }
+  };
+  const first = Array.from({ length: 4 }, client);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  await Promise.all([...first, ...Array.from({ length: 4 }, client)]);
+  return sizes;
+}
+
 describe("ShardWriter groups", () => {
+  it("requests split over two groups come together into one: it waits for all that were in flight", async () => {
+    // Group 1 holds the first set; the second set queued meanwhile, and group 2 waits for the first
+    // set to come back rather than going with the second set alone (then 8 and the last 4).
+    expect(await twoSets(undefined)).toEqual([20, 40, 40, 20]);
+    // Without gathering the two sets stay apart.
+    expect(await twoSets(0)).toEqual([20, 20, 20, 20, 20, 20]);
+  });
+
   it("each group is looked up, inserted and checked once; the requests it answered come back into one group", async () => {
     const { sizes, calls } = await comeBack(undefined);
     expect(sizes).toEqual([40, 40]);

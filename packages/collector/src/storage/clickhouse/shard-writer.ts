@@ -32,13 +32,14 @@ interface Inserted {
 }
 
 /**
- * Gathering (see {@link ShardChain}): a group waits for as many jobs as the
- * previous group answered, at most this share of the previous group's duration
- * and at most `GATHER_MS`, and only when the previous group was answered less
- * than `GATHER_MS` ago (so a lone request after a quiet spell never waits).
+ * Gathering (see {@link ShardWriter}): a group waits for as many jobs as were
+ * in flight at the previous group's answer (its own and those queued
+ * meanwhile), at most this share of the previous group's duration and at most
+ * `GATHER_MS` after that answer (so a lone request after a quiet spell never
+ * waits, and a client that stops costs one such wait).
  */
-const GATHER_SHARE = 0.5;
-const GATHER_MS = 20;
+const GATHER_SHARE = 1;
+const GATHER_MS = 50;
 
 /**
  * The writer of one shard in one process: jobs queue while a group is in
@@ -55,10 +56,12 @@ const GATHER_MS = 20;
  *     group's (1) and (2)), written off (`writeOffCopies`) before the answer,
  * so "stored" is answered only after the rows and their exact counts are in.
  * Each group is answered by its own check, so a request waits for one group,
- * and the requests it answers come back to the next one: after answering j
- * jobs the chain waits (`GATHER_SHARE`, `GATHER_MS`) until j jobs queue again,
- * so under a steady load every request in flight on the shard goes into one
- * group (one lookup, one insert, one check for all of them), not two or three.
+ * and the requests it answers come back to the next one: with j jobs in flight
+ * at an answer (the group's and those queued meanwhile) the chain waits
+ * (`GATHER_SHARE`, `GATHER_MS`) until j jobs queue, so under a steady load every
+ * request in flight on the shard goes into one group (one lookup, one insert,
+ * one check for all of them), not two or three, and the shards' groups line
+ * up (each waits for the requests the other still holds).
  * With `pipeline` > 1, that many such chains run at once, jobs dealt in turn; a
  * group sharing an id with an earlier group of another chain waits for that
  * group's insert before its own (1), so within one process `stored` and
@@ -133,7 +136,7 @@ class InsertOrder {
 class ShardChain {
   #waiting: Entry[] = [];
   #running: Promise<void> | undefined;
-  /** The last group: its jobs, when it was answered and how long it took (ms), for gathering. */
+  /** The last group: its jobs and those queued at its answer, when it was answered and how long it took (ms). */
   #last = { jobs: 0, answered: Number.NEGATIVE_INFINITY, ms: 0 };
   /** Wakes a gathering wait once `#want` jobs queue. */
   #wake: (() => void) | undefined;
@@ -181,15 +184,20 @@ class ShardChain {
           for (const entry of entries) entry.reject(this.failure(error));
         });
       }
-      this.#last = { jobs, answered: performance.now(), ms: performance.now() - started };
+      // In flight on this shard: the group's jobs and those that queued meanwhile.
+      this.#last = {
+        jobs: jobs + this.#waiting.length,
+        answered: performance.now(),
+        ms: performance.now() - started,
+      };
     }
     this.#running = undefined;
   }
 
   /**
-   * Waits until as many jobs queue as the last group answered (its requests
-   * coming back), at most `GATHER_SHARE` of its duration and `GATHER_MS`; no
-   * wait when the last group was answered `GATHER_MS` or more ago.
+   * Waits until as many jobs queue as were in flight at the last answer (its
+   * requests coming back), until `GATHER_SHARE` of the last group's duration
+   * and at most `GATHER_MS` have passed since that answer (no wait after that).
    */
   async #gather(): Promise<void> {
     const since = performance.now() - this.#last.answered;
