@@ -38,16 +38,19 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Eight requests answered by one group come back one per event-loop turn (as a
- * load generator's do), then a check of how many groups took them.
+ * load generator's do), then a check of how many groups took them. Inserts
+ * take 100 ms and gathering up to that (`gatherMs` 1,000, bounded by the last
+ * group's duration), so a stall of the test process shorter than that cannot
+ * split a group; `gatherMs` 0 is the writer without gathering.
  */
-async function comeBack(gatherMs: number | undefined) {
-  const { shard, calls } = fakeShard(40);
+async function comeBack(gatherMs: number) {
+  const { shard, calls } = fakeShard(100);
   const sizes: number[] = [];
   const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
     pipeline: 1,
     maxGroupReports: 10_000,
     failure: (error) => error,
-    ...(gatherMs === undefined ? {} : { gatherMs }),
+    gatherMs,
   });
   writer.observe((group) => sizes.push(group.size));
   const first = await Promise.all(Array.from({ length: 8 }, () => writer.submit({ round, reports: job(5) })));
@@ -65,14 +68,14 @@ async function comeBack(gatherMs: number | undefined) {
  * Two sets of four clients, the second starting while the first's group is in
  * its insert; each client sends, awaits its answer, and sends again (3 times).
  */
-async function twoSets(gatherMs: number | undefined) {
-  const { shard } = fakeShard(40);
+async function twoSets(gatherMs: number) {
+  const { shard } = fakeShard(100);
   const sizes: number[] = [];
   const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
     pipeline: 1,
     maxGroupReports: 10_000,
     failure: (error) => error,
-    ...(gatherMs === undefined ? {} : { gatherMs }),
+    gatherMs,
   });
   writer.observe((group) => sizes.push(group.size));
   const client = async () => {
@@ -91,13 +94,13 @@ describe("ShardWriter groups", () => {
   it("requests split over two groups come together into one: it waits for all that were in flight", async () => {
     // Group 1 holds the first set; the second set queued meanwhile, and group 2 waits for the first
     // set to come back rather than going with the second set alone (then 8 and the last 4).
-    expect(await twoSets(undefined)).toEqual([20, 40, 40, 20]);
+    expect(await twoSets(1000)).toEqual([20, 40, 40, 20]);
     // Without gathering the two sets stay apart.
     expect(await twoSets(0)).toEqual([20, 20, 20, 20, 20, 20]);
   });
 
   it("each group is looked up, inserted and checked once; the requests it answered come back into one group", async () => {
-    const { sizes, calls } = await comeBack(undefined);
+    const { sizes, calls } = await comeBack(1000);
     expect(sizes).toEqual([40, 40]);
     expect(calls).toEqual(["lookup", "insert", "check", "lookup", "insert", "check"]);
   });
