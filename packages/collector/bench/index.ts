@@ -82,12 +82,21 @@ const ids = reportIdKind();
 if (dropKey && backendName !== "postgres") throw new Error("--drop-key: PostgreSQL only");
 if (dropKey) await backend.sql("ALTER TABLE calm_reports DROP CONSTRAINT calm_reports_pkey");
 // Group commits of the store in this process during the timed ingest (what a group holds, how long it takes).
+// ClickHouse: also per shard, with the rows each group inserted.
 const groups = { on: false, count: 0, reports: 0, seconds: 0 };
+const shardGroups = new Map<number, { count: number; reports: number; rows: number; inserts: number }>();
 storage.observeGroupCommits?.((group) => {
   if (!groups.on) return;
   groups.count++;
   groups.reports += group.size;
   groups.seconds += group.seconds;
+  if (group.shard === undefined) return;
+  const s = shardGroups.get(group.shard) ?? { count: 0, reports: 0, rows: 0, inserts: 0 };
+  shardGroups.set(group.shard, s);
+  s.count++;
+  s.reports += group.size;
+  s.rows += group.rows ?? 0;
+  if ((group.rows ?? 0) > 0) s.inserts++;
 });
 // --crafted: the unary check on, every (1/f)-th report crafted (dropped); --separate-drops: the two-write path.
 const crafted = argument("crafted", 0);
@@ -208,6 +217,10 @@ console.log(`    ${backend.description}: ${cpuLine(done)}`);
 if (groups.count > 0)
   console.log(
     `  group commits in this process: ${groups.count} (${(groups.reports / groups.count).toFixed(0)} reports each on average, ${((1000 * groups.seconds) / groups.count).toFixed(1)} ms each from start to answer)`,
+  );
+for (const [shard, s] of [...shardGroups].sort((a, b) => a[0] - b[0]))
+  console.log(
+    `    shard ${shard + 1}: ${s.count} group commits (${(s.reports / s.count).toFixed(0)} reports each), ${s.inserts} inserts of ${(s.rows / Math.max(1, s.inserts)).toFixed(0)} rows each`,
   );
 console.log(
   `  latency per request of ${batch}: p50 ${percentile(50).toFixed(1)} ms, p90 ${percentile(90).toFixed(1)} ms, p99 ${percentile(99).toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,

@@ -256,6 +256,9 @@ export type GroupCommitListener = (group: {
   readonly size: number;
   readonly seconds: number;
   readonly failed: boolean;
+  /** ClickHouse: the shard (index in the URL) and the rows the group inserted there. */
+  readonly shard?: number;
+  readonly rows?: number;
 }) => void;
 
 /** A database's schema version against the one this collector writes. */

@@ -31,35 +31,47 @@ interface Inserted {
   started: number;
 }
 
-const EMPTY = Buffer.alloc(0);
+/**
+ * Gathering (see {@link ShardWriter}): a group waits for as many jobs as were
+ * in flight at the previous group's answer (its own and those queued
+ * meanwhile), at most this share of the previous group's duration and at most
+ * `GATHER_MS` after that answer (so a lone request after a quiet spell never
+ * waits, and a client that stops costs one such wait).
+ */
+const GATHER_SHARE = 1;
+const GATHER_MS = 50;
 
 /**
  * The writer of one shard in one process: jobs queue while a group is in
  * flight and go as one group (at most `maxGroupReports` reports), per round in
- * the group two round trips:
- * (1) one query reads whether the round is closed on the shard, which of the
- *     group's ids not in `held` (ids this process knows the shard holds) the
- *     shard holds, and, for the previous group's inserted ids (same round),
- *     which the shard now holds in more than one row (ids as binary external
- *     data: table `ids` holds both sets and is the one set tested per scanned
- *     row, `done` the previous group's, tested only on the rows found);
+ * the group three round trips, the group answered after the third:
+ * (1) one query reads whether the round is closed on the shard and which of
+ *     the group's ids not in `held` (ids this process knows the shard holds)
+ *     the shard holds (ids as binary external data);
  * (2) one `RowBinary` insert writes the new reports (their counts through the
  *     materialized view in the same statement), added to `held` first and
- *     taken out again if it fails.
- * A group is answered once the next group's (1), or a check of its own when no
- * group waits, has found its copies (another collector inserting the same new
- * id between this group's (1) and (2)) and written them off (`writeOffCopies`),
+ *     taken out again if it fails;
+ * (3) one query reads which of the inserted ids the shard now holds in more
+ *     than one row (another collector inserting the same new id between this
+ *     group's (1) and (2)), written off (`writeOffCopies`) before the answer,
  * so "stored" is answered only after the rows and their exact counts are in.
+ * Each group is answered by its own check, so a request waits for one group,
+ * and the requests it answers come back to the next one: with j jobs in flight
+ * at an answer (the group's and those queued meanwhile) the chain waits
+ * (`GATHER_SHARE`, `GATHER_MS`) until j jobs queue, so under a steady load every
+ * request in flight on the shard goes into one group (one lookup, one insert,
+ * one check for all of them), not two or three, and the shards' groups line
+ * up (each waits for the requests the other still holds).
  * With `pipeline` > 1, that many such chains run at once, jobs dealt in turn; a
  * group sharing an id with an earlier group of another chain waits for that
  * group's insert before its own (1), so within one process `stored` and
  * `duplicates` stay exact. Waits go only to earlier inserts, which wait for
- * nothing later, so none can deadlock. Cost per group and round: 2 round trips,
- * 16 bytes per new id in (1) twice (looked up, then checked), ~30 + 4 x cells
- * bytes per new report in (2); ids in `held` cost a hash probe and no I/O. On
- * the shard, (1) reads for g ids min(g granules, the round's rows) of
- * `calm_reports` (`REPORT_GRANULE` rows each), and (2) writes two parts (the
- * rows, their counts), each merged again later.
+ * nothing later, so none can deadlock. Cost per group and round: 3 round trips,
+ * 16 bytes per new id in (1) and (3), ~30 + 4 x cells bytes per new report in
+ * (2); ids in `held` cost a hash probe and no I/O. On the shard, (1) and (3)
+ * each read for g ids min(g granules, the round's rows) of `calm_reports`
+ * (`REPORT_GRANULE` rows each), and (2) writes two parts (the rows, their
+ * counts), each merged again later.
  */
 export class ShardWriter {
   readonly #chains: ShardChain[];
@@ -70,12 +82,19 @@ export class ShardWriter {
     shard: ShardHttp,
     db: string,
     held: HeldIds,
-    options: { pipeline: number; maxGroupReports: number; failure: (error: unknown) => unknown },
+    options: {
+      pipeline: number;
+      maxGroupReports: number;
+      failure: (error: unknown) => unknown;
+      /** At most this many ms of gathering (default `GATHER_MS`; 0: none). */
+      gatherMs?: number;
+    },
   ) {
     const order = options.pipeline > 1 ? new InsertOrder() : undefined;
+    const limits = { maxGroupReports: options.maxGroupReports, gatherMs: options.gatherMs ?? GATHER_MS };
     this.#chains = Array.from(
       { length: options.pipeline },
-      () => new ShardChain(shard, db, held, order, options.maxGroupReports, options.failure, this.#listeners),
+      () => new ShardChain(shard, db, held, order, limits, options.failure, this.#listeners),
     );
   }
 
@@ -117,27 +136,32 @@ class InsertOrder {
 class ShardChain {
   #waiting: Entry[] = [];
   #running: Promise<void> | undefined;
-  #pending: Inserted | undefined;
+  /** The last group: its jobs and those queued at its answer, when it was answered and how long it took (ms). */
+  #last = { jobs: 0, answered: Number.NEGATIVE_INFINITY, ms: 0 };
+  /** Wakes a gathering wait once `#want` jobs queue. */
+  #wake: (() => void) | undefined;
+  #want = 0;
 
   constructor(
     readonly shard: ShardHttp,
     readonly db: string,
     readonly held: HeldIds,
     readonly order: InsertOrder | undefined,
-    readonly maxGroupReports: number,
+    readonly limits: { readonly maxGroupReports: number; readonly gatherMs: number },
     readonly failure: (error: unknown) => unknown,
     readonly listeners: readonly GroupCommitListener[],
   ) {}
 
-  /** Tells the listeners that a group of `size` reports begun at `started` was answered. */
-  #observed(size: number, started: number, failed: boolean): void {
-    const seconds = (performance.now() - started) / 1000;
-    for (const listener of this.listeners) listener({ size, seconds, failed });
+  /** Tells the listeners that a group of `size` reports (`rows` inserted) begun at `started` was answered. */
+  #observed(size: number, started: number, failed: boolean, rows = 0): void {
+    const ms = performance.now() - started;
+    for (const listener of this.listeners) listener({ size, seconds: ms / 1000, failed, rows });
   }
 
   submit(job: Job): Promise<JobResult> {
     return new Promise<JobResult>((resolve, reject) => {
       this.#waiting.push({ job, resolve, reject });
+      if (this.#wake && this.#waiting.length >= this.#want) this.#wake();
       this.#running ??= this.#drain();
     });
   }
@@ -149,17 +173,45 @@ class ShardChain {
   async #drain(): Promise<void> {
     // Let requests that arrive in the same tick join the first group.
     await new Promise((resolve) => setImmediate(resolve));
-    for (;;) {
-      if (this.#waiting.length > 0) {
-        this.held.trim();
-        for (const [no, entries] of byRound(this.#take()))
-          await this.#step(no, entries).catch((error: unknown) => {
-            for (const entry of entries) entry.reject(this.failure(error));
-          });
-      } else if (this.#pending) await this.#checkAlone();
-      else break;
+    while (this.#waiting.length > 0) {
+      await this.#gather();
+      this.held.trim();
+      const started = performance.now();
+      let jobs = 0;
+      for (const [no, entries] of byRound(this.#take())) {
+        jobs += entries.length;
+        await this.#step(no, entries).catch((error: unknown) => {
+          for (const entry of entries) entry.reject(this.failure(error));
+        });
+      }
+      // In flight on this shard: the group's jobs and those that queued meanwhile.
+      this.#last = {
+        jobs: jobs + this.#waiting.length,
+        answered: performance.now(),
+        ms: performance.now() - started,
+      };
     }
     this.#running = undefined;
+  }
+
+  /**
+   * Waits until as many jobs queue as were in flight at the last answer (its
+   * requests coming back), until `GATHER_SHARE` of the last group's duration
+   * and at most `GATHER_MS` have passed since that answer (no wait after that).
+   */
+  async #gather(): Promise<void> {
+    const since = performance.now() - this.#last.answered;
+    const ms = Math.min(GATHER_SHARE * this.#last.ms, this.limits.gatherMs) - since;
+    if (ms <= 0 || this.#waiting.length >= this.#last.jobs) return;
+    this.#want = this.#last.jobs;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#wake?.(), ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    });
   }
 
   /** The longest prefix of the waiting jobs within `maxGroupReports` reports (at least one job). */
@@ -168,65 +220,62 @@ class ShardChain {
     let take = 0;
     while (take < this.#waiting.length) {
       const next = this.#waiting[take]!.job.reports.length;
-      if (take > 0 && weight + next > this.maxGroupReports) break;
+      if (take > 0 && weight + next > this.limits.maxGroupReports) break;
       weight += next;
       take++;
     }
     return this.#waiting.splice(0, take);
   }
 
-  /** One round's jobs of a group: (1) closed, held and the previous group's copies; (2) the insert. */
+  /** One round's jobs of a group: (1) closed and held; (2) the insert; (3) the check for copies, then the answer. */
   async #step(no: number, entries: Entry[]): Promise<void> {
-    if (this.#pending && this.#pending.no !== no) await this.#checkAlone();
-    const prev = this.#pending;
-    this.#pending = undefined;
     const started = performance.now();
     let size = 0;
     for (const entry of entries) size += entry.job.reports.length;
     const inserted = this.order ? await this.order.enter(entries.map((e) => e.job)) : () => {};
-    const candidates = pick(no, entries, this.held);
+    const failed = (picked: Picked, jobs: readonly Entry[], error: unknown) => {
+      unpick(no, picked, this.held);
+      for (const entry of jobs) entry.reject(this.failure(error));
+      this.#observed(size, started, true);
+    };
+    let candidates: Picked;
+    try {
+      candidates = pick(no, entries, this.held);
+    } catch (error) {
+      // pick throws on a non-UUID id (storage checks them first): nothing inserted, nobody waits.
+      inserted();
+      throw error;
+    }
     let answer: string[][];
     try {
-      // One set tested per row (`ids`: the group's new ids and the previous group's); `done`
-      // is tested only on the rows found (half the scan's cost of `IN ids OR IN done`).
-      const done = prev ? uuidsBinary(prev.fresh.words, prev.fresh.reports.length) : EMPTY;
       answer = await this.shard.queryWithIds(
-        `SELECT toString(report_id), count(), max(report_id IN done) FROM ${this.db}.calm_reports
-         WHERE round_no = ${no} AND report_id IN ids
-         GROUP BY report_id HAVING count() > 1 OR max(report_id IN done) = 0
-         UNION ALL SELECT 'closed', toUInt64(0), materialize(toUInt8(0)) FROM ${this.db}.calm_round_state
+        `SELECT toString(report_id), count() FROM ${this.db}.calm_reports
+         WHERE round_no = ${no} AND report_id IN ids GROUP BY report_id
+         UNION ALL SELECT 'closed', toUInt64(0) FROM ${this.db}.calm_round_state
          WHERE round_no = ${no} LIMIT 1`,
-        { ids: Buffer.concat([uuidsBinary(candidates.words, candidates.reports.length), done]), done },
+        { ids: uuidsBinary(candidates.words, candidates.reports.length) },
       );
     } catch (error) {
-      unpick(no, candidates, this.held);
       inserted();
-      if (prev) this.#fail(prev, error);
-      for (const entry of entries) entry.reject(this.failure(error));
-      this.#observed(size, started, true);
+      failed(candidates, entries, error);
       return;
     }
     let closed = false;
-    const copies: string[] = [];
     const stale: string[] = [];
     const onShard = new Set<string>();
-    for (const [id, rows, done] of answer) {
+    for (const [id, rows] of answer) {
       if (id === "closed") closed = true;
-      else if (done === "1") copies.push(id!);
       else {
         onShard.add(id!);
         // Held in several rows already: a racer died before its check (this retry writes the copy off).
         if (Number(rows) > 1) stale.push(id!);
       }
     }
-    if (prev) await this.#settle(prev, copies);
     try {
       if (stale.length > 0) await writeOffCopies(this.shard, this.db, no, stale);
     } catch (error) {
-      unpick(no, candidates, this.held);
       inserted();
-      for (const entry of entries) entry.reject(this.failure(error));
-      this.#observed(size, started, true);
+      failed(candidates, entries, error);
       return;
     }
     const open = closed ? entries.filter((entry) => entry.job.force) : entries;
@@ -243,35 +292,30 @@ class ShardChain {
           reportRowsBinary(no, fresh.reports, fresh.words),
         );
     } catch (error) {
-      unpick(no, fresh, this.held);
-      for (const entry of open) entry.reject(this.failure(error));
-      this.#observed(size, started, true);
+      failed(fresh, open, error);
       return;
     } finally {
       inserted();
     }
-    const step = { no, entries: open, fresh, size, started };
-    if (fresh.reports.length > 0) this.#pending = step;
-    else await this.#settle(step, []);
+    await this.#check({ no, entries: open, fresh, size, started });
   }
 
-  /** The check of the pending group alone (no group waits, or the next is of another round). */
-  async #checkAlone(): Promise<void> {
-    const prev = this.#pending!;
-    this.#pending = undefined;
-    let answer: string[][];
+  /** (3): the inserted ids the shard holds in several rows (a racing collector's copies), then the answer. */
+  async #check(group: Inserted): Promise<void> {
+    let answer: string[][] = [];
     try {
-      answer = await this.shard.queryWithIds(
-        `SELECT toString(report_id) FROM ${this.db}.calm_reports
-         WHERE round_no = ${prev.no} AND report_id IN done GROUP BY report_id HAVING count() > 1`,
-        { done: uuidsBinary(prev.fresh.words, prev.fresh.reports.length) },
-      );
+      if (group.fresh.reports.length > 0)
+        answer = await this.shard.queryWithIds(
+          `SELECT toString(report_id) FROM ${this.db}.calm_reports
+           WHERE round_no = ${group.no} AND report_id IN done GROUP BY report_id HAVING count() > 1`,
+          { done: uuidsBinary(group.fresh.words, group.fresh.reports.length) },
+        );
     } catch (error) {
-      this.#fail(prev, error);
+      this.#fail(group, error);
       return;
     }
     await this.#settle(
-      prev,
+      group,
       answer.map(([id]) => id!),
     );
   }
@@ -298,7 +342,7 @@ class ShardChain {
       entries.forEach((entry, j) => {
         entry.resolve(results[j]!);
       });
-      this.#observed(group.size, group.started, false);
+      this.#observed(group.size, group.started, false, fresh.reports.length);
     } catch (error) {
       this.#fail(group, error);
     }

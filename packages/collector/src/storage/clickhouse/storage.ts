@@ -42,8 +42,8 @@ export interface ClickHouseStorageOptions {
   readonly requestTimeout?: number;
   /**
    * Groups per shard in flight at once in this process (default 1: one group
-   * commit per shard, so the fewest and largest inserts; 2 overlaps a group's
-   * lookup with the previous group's insert, for a cluster with idle cores).
+   * commit per shard, so the fewest and largest inserts; 2 overlaps one group's
+   * lookup with another's insert, for a cluster with idle cores).
    */
   readonly pipeline?: number;
 }
@@ -64,9 +64,9 @@ export interface ClickHouseStorageOptions {
  * answers once the part is written), so a batch is acknowledged only after
  * every report of it is in its shard, and a retry reaches the same shard. Per
  * shard one writer per process commits in groups (`ShardWriter`): one query
- * looks the group's new ids up in the shard (and checks the previous group's
- * inserted ids for a racing copy), one insert writes the new ones (`RowBinary`
- * over HTTP; their counts in the same statement); ids it inserted are kept in
+ * looks the group's new ids up in the shard, one insert writes the new ones
+ * (`RowBinary` over HTTP; their counts in the same statement), one query checks
+ * them for a racing copy before the group is answered; ids it inserted are kept in
  * memory (`HeldIds`), which with the lookup makes `stored`/`duplicates` exact
  * within one process.
  *
@@ -84,8 +84,8 @@ export interface ClickHouseStorageOptions {
  * acknowledged report survives the collector's or ClickHouse's process dying,
  * not the machine losing power (use replicated tables for that).
  *
- * Cost per batch of b reports: a lookup (with the previous group's check) and an
- * insert per shard touched (shared by the batches of a group); counting reads the maintained counts,
+ * Cost per batch of b reports: a lookup, an insert and a check per shard touched
+ * (shared by the batches of a group); counting reads the maintained counts,
  * O(views x cells x unmerged parts) on the shards, independent of the reports.
  */
 export async function openClickHouseStorage(
@@ -431,7 +431,8 @@ class ClickHouseStorage implements CollectorStorage {
   }
 
   observeGroupCommits(listener: GroupCommitListener): void {
-    for (const writer of this.#writers) writer.observe(listener);
+    for (const [shard, writer] of this.#writers.entries())
+      writer.observe((group) => listener({ ...group, shard }));
   }
 
   /** Reads of many rounds in a fixed number of requests (storage/clickhouse/campaign-summary.ts). */
