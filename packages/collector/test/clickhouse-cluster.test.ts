@@ -15,7 +15,7 @@ describeWith(clickhouseCluster(), "ClickHouse: two collectors on a two-shard clu
   // Dropped last (after hooks run in reverse order): after the hook below restarts shard 2.
   const url = suiteClickhouseDatabase(cluster.url ?? "", "cluster");
   const processes = new CollectorProcesses();
-  const spawn = (port = 0) => processes.spawn("clickhouse", url, port);
+  const spawn = (port?: number) => processes.spawn("clickhouse", url, port);
   /** The Distributed table seen from shard 1, tab-separated. */
   const sql = async (query: string) => (await onEveryShard(url, query))[0]!.trim();
   const stored = (roundNo: number) =>

@@ -132,6 +132,21 @@ async function granules(url: string): Promise<string[]> {
   return answers.map((answer) => answer.trim());
 }
 
+/** Per shard, the version table's engine and its versions in order ("MergeTree 2,3,4"). */
+async function versionRows(url: string): Promise<string[]> {
+  const { database } = parseClickHouseUrl(url);
+  const engines = await onEveryShard(
+    url,
+    `SELECT engine FROM system.tables WHERE database = '${database}' AND name = 'calm_schema_version'`,
+  );
+  const stamps = await onEveryShard(
+    url,
+    `SELECT arrayStringConcat(arrayMap(v -> toString(v), arraySort(groupArray(version))), ',')
+     FROM ${database}.calm_schema_version`,
+  );
+  return engines.map((engine, i) => `${engine.trim()} ${stamps[i]!.trim()}`);
+}
+
 /** The round holds exactly `reports` (counted once each), with these counters. */
 async function expectRound(storage: CollectorStorage, id: string, reports: Report[], counters: object) {
   const round = (await storage.findRound(id))!;
@@ -171,6 +186,11 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
         );
         expect(await versions(at)).toEqual([4, 4]);
         expect(await granules(at)).toEqual(["index_granularity = 512", "index_granularity = 512"]);
+        // Layouts 2 and 3 kept their versions in a TinyLog, which concurrent readers and
+        // stamps break: now a MergeTree holding the old stamps and the new ones (layout 1
+        // had no version table: one stamp per step).
+        const stamps = ["2,3,4", "2,3,4", "3,4"][layout - 1];
+        expect(await versionRows(at)).toEqual([`MergeTree ${stamps}`, `MergeTree ${stamps}`]);
         const open = fixtureReports(1, 40);
         const round = await expectRound(storage, OPEN, open, { duplicates: 3, rejected: { schema: 2 } });
         // Layouts 1 and 2: one row per id (copied FINAL: the raced copy is gone); 3: the copy
@@ -286,6 +306,27 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
       expect((await storage.counts((await storage.findRound(OPEN))!)).accepted).toBe(81);
       await storage.close();
     });
+  }, 120_000);
+
+  it("collectors opening a fresh database at once all open it, stamped once per collector", async () => {
+    // Each open reads the version table while the others stamp it. In the TinyLog the
+    // version table was before, a read beside an insert fails (".../tmp_sizes.json not
+    // found"), which the two-collector cluster test met 2 runs in 2 here.
+    const failed: string[] = [];
+    const tables: string[] = [];
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      const at = freshDatabase(service.url!, `opened${attempt}`);
+      try {
+        const opened = await Promise.allSettled([1, 2, 3, 4].map(() => openClickHouseStorage(at)));
+        for (const o of opened) if (o.status === "rejected") failed.push(String(o.reason));
+        await Promise.all(opened.map((o) => (o.status === "fulfilled" ? o.value.close() : undefined)));
+        tables.push(...(await versionRows(at)));
+      } finally {
+        await onEveryShard(at, `DROP DATABASE IF EXISTS ${parseClickHouseUrl(at).database}`);
+      }
+    }
+    expect(failed).toEqual([]);
+    expect(tables.filter((row) => !/^MergeTree 4(,4){0,3}$/.test(row))).toEqual([]);
   }, 120_000);
 
   it("the current layout is stamped and kept; a newer one is refused", async () => {

@@ -51,9 +51,35 @@ export function clickHouseShard(client: ClickHouseClient): ClickHouseShard {
   };
 }
 
-/** The table of a shard's schema versions: one row per migration (TinyLog). */
-export const versionTable = (db: string) =>
-  `CREATE TABLE IF NOT EXISTS ${db}.calm_schema_version (version UInt32, migrated_at String) ENGINE = TinyLog`;
+/**
+ * The table of a shard's schema versions: one row per migration, in a MergeTree.
+ * Collectors starting at once read and stamp it concurrently; ClickHouse's TinyLog,
+ * which older collectors made it in, has no locks, and a read beside an insert fails
+ * ("File not found: .../tmp_sizes.json"; see {@link versionTableToMergeTree}).
+ */
+export const versionTable = (db: string, name = "calm_schema_version") =>
+  `CREATE TABLE IF NOT EXISTS ${db}.${name} (version UInt32, migrated_at String) ENGINE = MergeTree() ORDER BY version`;
+
+/**
+ * A shard's version table made by an older collector (TinyLog) copied into a
+ * MergeTree and swapped in by one RENAME; its rows kept. Idempotent: a leftover
+ * copy of an interrupted run is dropped first, the old table last. O(rows), a few
+ * rows. Run where migrations run (one process per database).
+ */
+async function versionTableToMergeTree(shard: ClickHouseShard, db: string): Promise<void> {
+  if ((await engineOf(shard, db, "calm_schema_version")) !== "TinyLog") return;
+  await shard.command(`DROP TABLE IF EXISTS ${db}.calm_schema_version_next`);
+  await shard.command(versionTable(db, "calm_schema_version_next"));
+  await shard.command(
+    `INSERT INTO ${db}.calm_schema_version_next SELECT version, migrated_at FROM ${db}.calm_schema_version`,
+  );
+  await shard.command(`DROP TABLE IF EXISTS ${db}.calm_schema_version_tinylog`);
+  await shard.command(
+    `RENAME TABLE ${db}.calm_schema_version TO ${db}.calm_schema_version_tinylog, ` +
+      `${db}.calm_schema_version_next TO ${db}.calm_schema_version`,
+  );
+  await shard.command(`DROP TABLE ${db}.calm_schema_version_tinylog`);
+}
 
 /** The version stored on one shard (0: none stored yet). */
 export async function shardVersion(shard: ClickHouseShard, db: string): Promise<number> {
@@ -63,7 +89,7 @@ export async function shardVersion(shard: ClickHouseShard, db: string): Promise<
 
 /**
  * After the shard's tables are created (the current layout, `IF NOT EXISTS`):
- * its `calm_schema_version` table (one row per migration, TinyLog) is created,
+ * its `calm_schema_version` table (one row per migration, a MergeTree) is created,
  * a shard of a newer collector refused (`SchemaVersionError`), an unversioned or
  * older one stamped with CLICKHOUSE_SCHEMA_VERSION. O(1) queries per shard.
  */
@@ -236,6 +262,7 @@ export async function migrateClickHouseShard(
 ): Promise<SchemaMigration> {
   await shard.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
   await shard.command(versionTable(db));
+  await versionTableToMergeTree(shard, db);
   const stored = await shardVersion(shard, db);
   const found = stored > 0 ? stored : await inferShardVersion(shard, db);
   if (found > CLICKHOUSE_SCHEMA_VERSION)
