@@ -36,6 +36,19 @@ const job = (n: number): AcceptedReport[] =>
   });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A one-group-at-a-time writer on `shard` and the sizes of its groups, in order. */
+function observedWriter(shard: ConstructorParameters<typeof ShardWriter>[0], gatherMs: number) {
+  const sizes: number[] = [];
+  const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
+    pipeline: 1,
+    maxGroupReports: 10_000,
+    failure: (error) => error,
+    gatherMs,
+  });
+  writer.observe((group) => sizes.push(group.size));
+  return { writer, sizes };
+}
+
 /**
  * Eight requests answered by one group come back one per event-loop turn (as a
  * load generator's do), then a check of how many groups took them. Inserts
@@ -45,14 +58,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  */
 async function comeBack(gatherMs: number) {
   const { shard, calls } = fakeShard(100);
-  const sizes: number[] = [];
-  const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
-    pipeline: 1,
-    maxGroupReports: 10_000,
-    failure: (error) => error,
-    gatherMs,
-  });
-  writer.observe((group) => sizes.push(group.size));
+  const { writer, sizes } = observedWriter(shard, gatherMs);
   const first = await Promise.all(Array.from({ length: 8 }, () => writer.submit({ round, reports: job(5) })));
   expect(first).toEqual(Array.from({ length: 8 }, () => ({ stored: 5, duplicates: 0 })));
   const again: Promise<unknown>[] = [];
@@ -70,14 +76,7 @@ async function comeBack(gatherMs: number) {
  */
 async function twoSets(gatherMs: number) {
   const { shard } = fakeShard(100);
-  const sizes: number[] = [];
-  const writer = new ShardWriter(shard, "db", new HeldIds(1000), {
-    pipeline: 1,
-    maxGroupReports: 10_000,
-    failure: (error) => error,
-    gatherMs,
-  });
-  writer.observe((group) => sizes.push(group.size));
+  const { writer, sizes } = observedWriter(shard, gatherMs);
   const client = async () => {
     for (let i = 0; i < 3; i++) {
       await writer.submit({ round, reports: job(5) });
