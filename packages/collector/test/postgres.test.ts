@@ -208,6 +208,30 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
   });
 });
 
+/**
+ * Waits (polling, up to 60 s) until no other backend of `client`'s database holds
+ * a snapshot from before transaction `xid` (64-bit, `txid_current()`), so rows it
+ * deleted are dead to everyone; throws naming the backends if they stay.
+ */
+async function untilNoSnapshotBefore(client: pg.Client, xid: string): Promise<void> {
+  const holders = async () =>
+    (
+      await client.query(
+        `SELECT pid, backend_type, state, left(query, 80) AS query FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+           AND age(backend_xmin) >= age((($1::bigint) % 4294967296)::text::xid)`,
+        [xid],
+      )
+    ).rows;
+  for (let waited = 0; ; waited += 50) {
+    const rows = await holders();
+    if (rows.length === 0) return;
+    if (waited >= 60_000)
+      throw new Error(`snapshots from before the DELETE still held after 60 s: ${JSON.stringify(rows)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describeWith(postgresServer(), "PostgreSQL: schema", (server) => {
   it("support deltas: stored uncompressed up to 8,160 bytes (toast_tuple_target, set once, kept on reopen); a fold reads its round's live rows, not every deleted one", async () => {
     await withPostgresDatabase(server.url!, "toast", async (url) => {
@@ -229,9 +253,10 @@ describeWith(postgresServer(), "PostgreSQL: schema", (server) => {
           planRound(roundBody(mixedRecords(10, 1), 1, 2, 10_000) as never),
         );
         await storage.close();
-        // An autovacuum worker analysing the table (3,000 inserts trigger it) holds a snapshot older than
-        // the DELETE below while it runs, so the first fold could not mark those entries dead and the
-        // second would read every page: background timing, not the fold's plan. Off for this table here.
+        // Any snapshot older than the DELETE below (an autovacuum worker analysing a table of this
+        // database, say: 3,000 inserts trigger it) keeps the first fold from marking those entries dead,
+        // and the second then reads every page: background timing, not the fold's plan. Autovacuum is off
+        // for this table, and the fold waits until no other backend of the database holds such a snapshot.
         await client.query("ALTER TABLE calm_support_deltas SET (autovacuum_enabled = off)");
         const cells = cellOffsets(round.plan)[round.plan.views.length]!;
         const addDeltas = (n: number) =>
@@ -257,7 +282,11 @@ describeWith(postgresServer(), "PostgreSQL: schema", (server) => {
           }
         };
         await addDeltas(3000);
+        await client.query("BEGIN");
+        const { rows: xids } = await client.query("SELECT txid_current()::text AS xid");
         await client.query("DELETE FROM calm_support_deltas WHERE round_no = $1", [round.no]);
+        await client.query("COMMIT");
+        await untilNoSnapshotBefore(client, xids[0].xid);
         await addDeltas(64);
         await fold();
         await addDeltas(64);
