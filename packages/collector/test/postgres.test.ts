@@ -209,17 +209,20 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
 });
 
 /**
- * Waits (polling, up to 60 s) until no other backend of `client`'s database holds
- * a snapshot from before transaction `xid` (64-bit, `txid_current()`), so rows it
- * deleted are dead to everyone; throws naming the backends if they stay.
+ * Waits (polling, up to 60 s) until the rows transaction `xid` (64-bit,
+ * `txid_current()`) deleted are dead to everyone: no other backend of `client`'s
+ * database holds a snapshot from before it, and no backend of any database a
+ * transaction id from before it (PostgreSQL keeps rows for those too); throws
+ * naming the backends if they stay.
  */
 async function untilNoSnapshotBefore(client: pg.Client, xid: string): Promise<void> {
   const holders = async () =>
     (
       await client.query(
         `SELECT pid, backend_type, state, left(query, 80) AS query FROM pg_stat_activity
-         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
-           AND age(backend_xmin) >= age((($1::bigint) % 4294967296)::text::xid)`,
+         WHERE pid <> pg_backend_pid() AND (
+           (datname = current_database() AND age(backend_xmin) >= age((($1::bigint) % 4294967296)::text::xid))
+           OR age(backend_xid) >= age((($1::bigint) % 4294967296)::text::xid))`,
         [xid],
       )
     ).rows;
