@@ -40,6 +40,24 @@ export async function dropDatabase(url: string): Promise<void> {
   await onEveryShard(url, `DROP DATABASE IF EXISTS ${parseClickHouseUrl(url).database}`);
 }
 
+/**
+ * `body` with a fresh database on the cluster at `clusterUrl` (its URL and
+ * name; see {@link freshDatabase}), dropped on every shard after it, also when
+ * it throws.
+ */
+export async function withClickhouseDatabase<T>(
+  clusterUrl: string,
+  name: string,
+  body: (url: string, database: string) => Promise<T>,
+): Promise<T> {
+  const url = freshDatabase(clusterUrl, name);
+  try {
+    return await body(url, parseClickHouseUrl(url).database);
+  } finally {
+    await dropDatabase(url);
+  }
+}
+
 /** Stop (SIGTERM, waited for) or start shard `n` (1-based) of the cluster .ci/setup-clickhouse runs. */
 export function shard(action: "stop" | "start", n: number): void {
   execFileSync("bash", [script, action, String(n)], {

@@ -5,11 +5,11 @@ import { seededRng } from "@calm-ldp/random";
 import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { openClickHouseStorage, parseClickHouseUrl } from "../src/clickhouse.js";
+import { openClickHouseStorage } from "../src/clickhouse.js";
 import { openDuckDbStorage } from "../src/duckdb.js";
 import { type CollectorStorage, createCollector, RoundClosedError } from "../src/index.js";
 import { openPostgresStorage } from "../src/postgres.js";
-import { dropDatabase, freshDatabase, onEveryShard } from "./clickhouse-cluster.js";
+import { onEveryShard, withClickhouseDatabase } from "./clickhouse-cluster.js";
 import {
   clickhouseCluster,
   mixedRecords,
@@ -203,9 +203,7 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
 
   const cluster = clickhouseCluster();
   it.skipIf(cluster.unavailable !== undefined)("ClickHouse (two shards)", async () => {
-    const url = freshDatabase(cluster.url ?? "", "close");
-    const { database } = parseClickHouseUrl(url);
-    try {
+    await withClickhouseDatabase(cluster.url ?? "", "close", async (url, database) => {
       await closingContract({
         open: () => openClickHouseStorage(url),
         settles: true,
@@ -230,9 +228,7 @@ describe("closing a round: counts kept, ids dropped after the retention window, 
           return { reports: await count("count()"), support: await count("sum(length(cells))") };
         },
       });
-    } finally {
-      await dropDatabase(url);
-    }
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import type { CollectorStorage } from "../src/api.js";
 import { openClickHouseStorage, parseClickHouseUrl, shardOf } from "../src/clickhouse.js";
 import { CLICKHOUSE_SCHEMA_VERSION, reportsTable } from "../src/migrations/clickhouse.js";
 import { REPORT_MARK } from "../src/storage/clickhouse/write-offs.js";
-import { freshDatabase, onEveryShard, suiteClickhouseDatabase } from "./clickhouse-cluster.js";
+import { onEveryShard, suiteClickhouseDatabase, withClickhouseDatabase } from "./clickhouse-cluster.js";
 import { CLICKHOUSE_LAYOUTS } from "./fixtures/layouts.js";
 import { acceptedReport, clickhouseCluster, describeWith, fixedId, roundToStore } from "./support.js";
 
@@ -176,8 +176,7 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
 
   for (const layout of [1, 2, 3] as const)
     it(`layout ${layout} is migrated: every round's counts, support, ids and state kept; old ids still known`, async () => {
-      const at = freshDatabase(service.url!, `layout${layout}`);
-      try {
+      await withClickhouseDatabase(service.url!, `layout${layout}`, async (at) => {
         await writeLayout(at, layout);
         let storage = await openClickHouseStorage(at);
         expect(storage.schemaMigration).toMatchObject({ backend: "clickhouse", from: layout, to: 4 });
@@ -220,15 +219,11 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
         expect(storage.schemaMigration).toEqual({ backend: "clickhouse", from: 4, to: 4, steps: [] });
         expect((await storage.counts((await storage.findRound(OPEN))!)).accepted).toBe(41);
         await storage.close();
-      } finally {
-        await onEveryShard(at, `DROP DATABASE IF EXISTS ${parseClickHouseUrl(at).database}`);
-      }
+      });
     }, 120_000);
 
   it("a step 2 -> 3 interrupted mid-copy (old table renamed, new one half filled) is redone whole", async () => {
-    const at = freshDatabase(service.url!, "layout2cut");
-    const db = parseClickHouseUrl(at).database;
-    try {
+    await withClickhouseDatabase(service.url!, "layout2cut", async (at, db) => {
       await writeLayout(at, 2);
       await onEveryShard(at, `RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v2`);
       await onEveryShard(
@@ -249,25 +244,18 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
       expect(await storage.heldIds(round)).toBe(40);
       await expectRound(storage, DROPPED, fixtureReports(100, 25), { duplicates: 0, rejected: {} });
       await storage.close();
-    } finally {
-      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
-    }
+    });
   }, 120_000);
 
   /** A fresh database holding layout 3 after step 3 -> 4's first moves: view dropped, old table renamed, new one made. */
-  const withStep4Begun = async (name: string, body: (at: string, db: string) => Promise<void>) => {
-    const at = freshDatabase(service.url!, name);
-    const db = parseClickHouseUrl(at).database;
-    try {
+  const withStep4Begun = (name: string, body: (at: string, db: string) => Promise<void>) =>
+    withClickhouseDatabase(service.url!, name, async (at, db) => {
       await writeLayout(at, 3);
       await onEveryShard(at, `DROP TABLE ${db}.calm_cell_counts_mv`);
       await onEveryShard(at, `RENAME TABLE ${db}.calm_reports TO ${db}.calm_reports_v3`);
       await onEveryShard(at, reportsTable(db));
       await body(at, db);
-    } finally {
-      await onEveryShard(at, `DROP DATABASE IF EXISTS ${db}`);
-    }
-  };
+    });
 
   it("a step 3 -> 4 interrupted mid-copy (view dropped, old table renamed, new one half filled) is redone whole", async () => {
     await withStep4Begun("layout3cut", async (at, db) => {
@@ -315,15 +303,12 @@ describeWith(clickhouseCluster(), "ClickHouse schema versions", (service) => {
     const failed: string[] = [];
     const tables: string[] = [];
     for (let attempt = 1; attempt <= 8; attempt++) {
-      const at = freshDatabase(service.url!, `opened${attempt}`);
-      try {
+      await withClickhouseDatabase(service.url!, `opened${attempt}`, async (at) => {
         const opened = await Promise.allSettled([1, 2, 3, 4].map(() => openClickHouseStorage(at)));
         for (const o of opened) if (o.status === "rejected") failed.push(String(o.reason));
         await Promise.all(opened.map((o) => (o.status === "fulfilled" ? o.value.close() : undefined)));
         tables.push(...(await versionRows(at)));
-      } finally {
-        await onEveryShard(at, `DROP DATABASE IF EXISTS ${parseClickHouseUrl(at).database}`);
-      }
+      });
     }
     expect(failed).toEqual([]);
     expect(tables.filter((row) => !/^MergeTree 4(,4){0,3}$/.test(row))).toEqual([]);
