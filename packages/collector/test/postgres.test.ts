@@ -12,6 +12,7 @@ import {
   mixedRecords,
   postgresServer,
   roundBody,
+  sleep,
   suitePostgresDatabase,
   suiteProcesses,
   withPostgresDatabase,
@@ -96,7 +97,7 @@ describeWith(postgresServer(), "PostgreSQL: two collector processes share one da
         for (let g = 0; g < 100; g++) await storage.storeReports(round, batch());
         // The fold that the 64th group started runs in the background: wait for it (at most 10 s).
         for (let waited = 0; waited < 10_000 && (await rows()).deltas > 100 - 64; waited += 50)
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          await sleep(50);
         const during = await rows();
         expect(during.deltas).toBeLessThanOrEqual(100 - 64);
         expect(during.folded).toBeGreaterThan(0);
@@ -231,7 +232,7 @@ async function untilNoSnapshotBefore(client: pg.Client, xid: string): Promise<vo
     if (rows.length === 0) return;
     if (waited >= 60_000)
       throw new Error(`snapshots from before the DELETE still held after 60 s: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 
