@@ -9,7 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createReport } from "@calm-ldp/client";
 import { seededRng } from "@calm-ldp/random";
@@ -30,6 +30,8 @@ export interface BenchBackend {
   /** What `test/fixtures/serve.ts` needs to open the same store in another process. */
   readonly location: string;
   readonly description: string;
+  /** ClickHouse on this machine: the filesystem of its data folder (see {@link dataFilesystem}). */
+  readonly dataOn?: string | undefined;
   open(): Promise<CollectorStorage>;
   /** Bytes of the collector's tables on disk (all shards). */
   bytes(): Promise<number>;
@@ -111,6 +113,40 @@ const setup = (script: string) =>
     .split("\n")
     .pop()!;
 
+/** The data folder of the cluster .ci/setup-clickhouse runs on this machine (`$CALM_LDP_CH_DATA`). */
+export const clickHouseDataFolder = () => process.env.CALM_LDP_CH_DATA ?? "/var/tmp/calm-ldp-clickhouse";
+
+/**
+ * The filesystem holding `path` (`findmnt`), e.g. "ext4 without journal
+ * (/dev/vda)"; an ext4's journal is read from `/sys/fs/ext4/<device>/journal_task`
+ * ("<none>" without one). Matters for ClickHouse: each part is a dozen new files,
+ * and an ext4 without journal makes every new file skip the inodes freed in the
+ * last minutes (`recently_deleted`), so its cost grows with what was deleted
+ * before (README, "Measured on this machine"). Undefined when `findmnt` fails.
+ */
+export function dataFilesystem(path: string): string | undefined {
+  let source: string;
+  let type: string;
+  try {
+    [source, type] = execFileSync("findmnt", ["-n", "-o", "SOURCE,FSTYPE", "--target", path], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+      .trim()
+      .split(/\s+/) as [string, string];
+  } catch {
+    return undefined;
+  }
+  if (type !== "ext4") return `${type} (${source})`;
+  let task: string;
+  try {
+    task = readFileSync(`/sys/fs/ext4/${basename(source)}/journal_task`, "utf8").trim();
+  } catch {
+    return `ext4 (${source})`;
+  }
+  return `ext4 ${task === "<none>" ? "without" : "with"} journal (${source})`;
+}
+
 /**
  * CPU seconds of the first `shards` servers .ci/setup-clickhouse started on this
  * machine (their pid files in `$CALM_LDP_CH_DATA/shardN`, all threads of each), or
@@ -119,7 +155,7 @@ const setup = (script: string) =>
  */
 function clickHouseCpuSeconds(shards: number): Map<number, number> | undefined {
   if (process.env.CALM_LDP_BENCH_CLICKHOUSE_URL !== undefined) return undefined;
-  const data = process.env.CALM_LDP_CH_DATA ?? "/var/tmp/calm-ldp-clickhouse";
+  const data = clickHouseDataFolder();
   const seconds = new Map<number, number>();
   for (let shard = 1; shard <= shards; shard++) {
     let pid: number;
@@ -234,6 +270,9 @@ export async function benchBackend(
     name,
     location,
     description: `ClickHouse ${shards} shard${shards > 1 ? "s" : ""}`,
+    ...(process.env.CALM_LDP_BENCH_CLICKHOUSE_URL === undefined
+      ? { dataOn: dataFilesystem(clickHouseDataFolder()) }
+      : {}),
     open: () => openClickHouseStorage(location, clickhouse),
     bytes: async () =>
       (

@@ -129,6 +129,7 @@ const oracles = [...new Set(plan.views.map((v) => `${v.oracle} (${v.cells} cells
 console.log(
   `collector benchmark (${backend.description}${dropKey ? " WITHOUT its key: not de-duplicated, a measurement only" : ""}${crafted > 0 ? `, unary check on, 1 report in ${Math.round(1 / crafted)} crafted (dropped), drops counted ${separate ? "in a second write (--separate-drops)" : "in the batch's transaction where the storage can"}` : ""}, ${idKindLabel(ids)}, ${ingestUrls.length} collector process${ingestUrls.length > 1 ? "es" : ""}, loopback, Node ${process.version}): ${reports} reports in batches of ${batch}, ${concurrency} in flight; round d = 8, k = ${k}, eps = 1: l = ${plan.l}, m = ${plan.m}, ${oracles}`,
 );
+if (backend.dataOn !== undefined) console.log(`  servers' data on ${backend.dataOn}`);
 
 // 1. Sustained ingest.
 const worker = fork(new URL("./load-worker.ts", import.meta.url), { execArgv: ["--import", "tsx"] });
