@@ -15,13 +15,16 @@
  * 3. into `calm_reports` with merges running, the CPU counted until the
  *    table's merges are done: the inserts and the merges they cause;
  * 4. N of the writer's lookups (`report_id IN ids`, g fresh ids as external
- *    data) against the table left by 3.
+ *    data) against the table left by 3 (`--table-rows` R: first topped up to R
+ *    rows, a round of that size on the shard), and N of its checks of the
+ *    ids inserted in 3, reading every part (as a chain's first group does; a
+ *    later group's check reads only parts written since its lookup).
  * The server's CPU (utime + stime of all its threads, `/proc`, 10 ms ticks) over
  * each, less its idle rate (measured first), is printed per statement and per
  * report. Each report goes to one shard, so per report is also the floor of
  * bench/index.ts's "database server" CPU per report (both servers) at that
  * group size, which adds the check query and the writer's other statements.
- * Run: `npx tsx bench/clickhouse-floor.ts [--rows 800,3200] [--inserts 100]`.
+ * Run: `npx tsx bench/clickhouse-floor.ts [--rows 800,3200] [--inserts 100] [--table-rows 0]`.
  * Cost: N x (4 statements) per g; ~1 minute at the defaults on this machine.
  */
 import { randomUUID } from "node:crypto";
@@ -40,6 +43,8 @@ const argument = (name: string, fallback: string) => {
 };
 const sizes = argument("rows", "800,3200").split(",").map(Number);
 const inserts = Number(argument("inserts", "100"));
+// Rows of the round on the shard before the lookups and checks (topped up server-side); 0: as inserted.
+const tableRows = Number(argument("table-rows", "0"));
 for (const g of [...sizes, inserts])
   if (!Number.isSafeInteger(g) || g < 1)
     throw new Error(`--rows and --inserts must be positive integers (got ${sizes.join(",")} and ${inserts})`);
@@ -154,6 +159,16 @@ try {
       await mergesDone("calm_cell_counts");
     });
     console.log(line("insert, rows and counts, merges running (until done)", merged, g));
+    if (tableRows > 0) {
+      const [[have]] = (await shard.query(`SELECT count() FROM ${database}.calm_reports`)) as [[string]];
+      if (tableRows > Number(have))
+        await shard.query(
+          `INSERT INTO ${database}.calm_reports SELECT 1, generateUUIDv4(), toUInt32(number % 28),
+           [toUInt32(number % 4)] FROM system.numbers LIMIT ${tableRows - Number(have)}`,
+        );
+      await mergesDone("calm_reports");
+      console.log(`    (the round topped up to ${tableRows} rows on the shard for the lookups and checks)`);
+    }
     const lookups = await serverSeconds(idle, async () => {
       for (const { ids } of batches)
         await shard.queryWithIds(
@@ -171,7 +186,7 @@ try {
           { done: ids },
         );
     });
-    console.log(line(`check of ${g} inserted ids (the writer's query (3))`, checks, g));
+    console.log(line(`check of ${g} inserted ids, every part read`, checks, g));
     const bare = await serverSeconds(idle, async () => {
       for (const { ids } of batches) await shard.queryWithIds("SELECT count() FROM ids", { ids });
     });

@@ -8,12 +8,18 @@ import { ShardWriter } from "./shard-writer.js";
  * A shard that answers like an empty ClickHouse one (no id held, no copies,
  * round open) and records the writer's requests; each insert takes `insertMs`.
  */
-function fakeShard(insertMs: number) {
+function fakeShard(insertMs: number, blocks: readonly number[] = []) {
   const calls: string[] = [];
+  const checks: string[] = [];
   const shard = {
     async queryWithIds(sql: string) {
-      calls.push(sql.includes("HAVING count() > 1") ? "check" : "lookup");
-      return [];
+      const check = sql.includes("HAVING count() > 1");
+      calls.push(check ? "check" : "lookup");
+      if (!check) return [];
+      // The table's highest block as the check reads it (`blocks` in turn, then none).
+      checks.push(sql);
+      const block = blocks[checks.length - 1];
+      return block === undefined ? [] : [["block", String(block)]];
     },
     async insertBinary() {
       calls.push("insert");
@@ -24,7 +30,7 @@ function fakeShard(insertMs: number) {
       return [];
     },
   };
-  return { shard: shard as unknown as ShardHttp, calls };
+  return { shard: shard as unknown as ShardHttp, calls, checks };
 }
 
 const round = { no: 7 } as StoredRound;
@@ -102,6 +108,15 @@ describe("ShardWriter groups", () => {
     const { sizes, calls } = await comeBack(1000);
     expect(sizes).toEqual([40, 40]);
     expect(calls).toEqual(["lookup", "insert", "check", "lookup", "insert", "check"]);
+  });
+
+  it("a check reads only the parts holding a block above the one the chain's previous check read", async () => {
+    const { shard, checks } = fakeShard(0, [41, 40, 57]);
+    const { writer } = observedWriter(shard, 0);
+    for (let i = 0; i < 4; i++) await writer.submit({ round, reports: job(3) });
+    const since = checks.map((sql) => Number(/_part\)\[3\]\) > (\d+)/.exec(sql)?.[1]));
+    // The first group reads every part; a lower block read later (not possible in ClickHouse) is not taken.
+    expect(since).toEqual([0, 41, 41, 57]);
   });
 
   it("without gathering (the broken variant) the returning requests split over several groups", async () => {

@@ -29,6 +29,8 @@ interface Inserted {
   /** The group's reports (all its jobs') and when its step began (`performance.now()`), for metrics. */
   size: number;
   started: number;
+  /** A block number read before the group's lookup: its check reads only parts holding a later block. */
+  since: number;
 }
 
 /**
@@ -141,6 +143,12 @@ class ShardChain {
   /** Wakes a gathering wait once `#want` jobs queue. */
   #wake: (() => void) | undefined;
   #want = 0;
+  /**
+   * The table's highest block number, read by this chain's last check (0: none
+   * yet), so before any later lookup of this chain: every part written after
+   * that read holds a higher block (see {@link ShardChain.#check}).
+   */
+  #since = 0;
 
   constructor(
     readonly shard: ShardHttp,
@@ -230,6 +238,7 @@ class ShardChain {
   /** One round's jobs of a group: (1) closed and held; (2) the insert; (3) the check for copies, then the answer. */
   async #step(no: number, entries: Entry[]): Promise<void> {
     const started = performance.now();
+    const since = this.#since;
     let size = 0;
     for (const entry of entries) size += entry.job.reports.length;
     const inserted = this.order ? await this.order.enter(entries.map((e) => e.job)) : () => {};
@@ -297,27 +306,43 @@ class ShardChain {
     } finally {
       inserted();
     }
-    await this.#check({ no, entries: open, fresh, size, started });
+    await this.#check({ no, entries: open, fresh, size, started, since });
   }
 
-  /** (3): the inserted ids the shard holds in several rows (a racing collector's copies), then the answer. */
+  /**
+   * (3): the inserted ids the shard holds in several rows (a racing collector's
+   * copies), then the answer. A copy that matters was inserted after this
+   * group's lookup (one before it, the lookup saw, and the id was not
+   * inserted), so it is in a part holding a block numbered above `since` (read
+   * before that lookup; MergeTree numbers the blocks of a table in commit
+   * order, and a merged part holds the highest block of its sources): only
+   * those parts are read (`_part` is `all_<min block>_<max block>_<level>`,
+   * one partition), the round's older parts not at all. The same query reads
+   * the table's highest block for this chain's next group.
+   */
   async #check(group: Inserted): Promise<void> {
-    let answer: string[][] = [];
+    const copies: string[] = [];
     try {
-      if (group.fresh.reports.length > 0)
-        answer = await this.shard.queryWithIds(
-          `SELECT toString(report_id) FROM ${this.db}.calm_reports
-           WHERE round_no = ${group.no} AND report_id IN done GROUP BY report_id HAVING count() > 1`,
+      if (group.fresh.reports.length > 0) {
+        const answer = await this.shard.queryWithIds(
+          `SELECT 'copy', toString(report_id) FROM ${this.db}.calm_reports
+           WHERE round_no = ${group.no} AND report_id IN done
+             AND toUInt64(splitByChar('_', _part)[3]) > ${group.since}
+           GROUP BY report_id HAVING count() > 1
+           UNION ALL SELECT 'block', toString(max(max_block_number)) FROM system.parts
+           WHERE database = '${this.db}' AND table = 'calm_reports'`,
           { done: uuidsBinary(group.fresh.words, group.fresh.reports.length) },
         );
+        for (const [kind, value] of answer) {
+          if (kind === "copy") copies.push(value!);
+          else if (kind === "block") this.#since = Math.max(this.#since, Number(value));
+        }
+      }
     } catch (error) {
       this.#fail(group, error);
       return;
     }
-    await this.#settle(
-      group,
-      answer.map(([id]) => id!),
-    );
+    await this.#settle(group, copies);
   }
 
   /** Writes `copies` off and answers the group: its new reports stored but those copies, the rest duplicates. */
