@@ -4,10 +4,10 @@ import { UuidSet } from "../../uuid-set.js";
  * The report ids one process knows a shard holds, per round: ids it inserted
  * there (added before the insert, taken out again when the insert or its check
  * fails) and ids its checks found stored twice. A cache, never the truth: an id
- * missing here is inserted and the check after the insert finds it if the
- * shard held it already (another collector, or this one before a restart), so
- * forgetting ids (`limit`, a closed round) costs a written-off copy, never a
- * wrong count. It answers a retry to the same process without a round trip.
+ * missing here is looked up on the shard before it is inserted, which finds it
+ * if the shard held it already (another collector, or this one before a
+ * restart), so forgetting ids (`limit`, a closed round) costs a lookup, never
+ * a wrong count. It answers a retry to the same process without a round trip.
  *
  * Memory: 32 to 64 bytes per id ({@link UuidSet}); past `limit` ids in all,
  * every round's set is dropped (`trim`) and refilled from new inserts. O(1) expected per id.
