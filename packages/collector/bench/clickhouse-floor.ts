@@ -32,6 +32,7 @@ import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AcceptedReport } from "../src/api.js";
+import { parseClickHouseUrl } from "../src/clickhouse.js";
 import { ShardHttp } from "../src/storage/clickhouse/http.js";
 import { reportRowsBinary, uuidsBinary } from "../src/storage/clickhouse/rowbinary.js";
 import { uuidWords } from "../src/uuid-set.js";
@@ -52,11 +53,9 @@ for (const g of [...sizes, inserts])
 const backend = await benchBackend("clickhouse", 1);
 const storage = await backend.open(); // creates the collector's tables on shard 1
 await storage.close();
-const [shardUrl, database] = (() => {
-  const url = new URL(backend.location.replace(/,.*?\//, "/"));
-  return [`${url.protocol}//${url.host}`, url.pathname.slice(1)];
-})();
-const shard = new ShardHttp(shardUrl, "default", "", database, 600_000);
+const location = parseClickHouseUrl(backend.location);
+const database = location.database;
+const shard = new ShardHttp(location.shards[0]!, location.username, location.password, database, 600_000);
 const cpu = async () => {
   const seconds = await backend.serverCpuSeconds();
   if (seconds === undefined) throw new Error("the server's CPU cannot be read (a cluster elsewhere?)");
@@ -121,7 +120,7 @@ try {
   await shard.query(`CREATE TABLE ${database}.calm_reports_plain AS ${database}.calm_reports`);
   const idle = await idleRate();
   console.log(
-    `ClickHouse floor (shard 1 of ${backend.location.replace(/\/[^/]*$/, "")}, Node ${process.version}): ${inserts} statements each; server idle ${(idle * 1000).toFixed(1)} ms CPU per second (subtracted)`,
+    `ClickHouse floor (shard 1, ${location.shards[0]}, Node ${process.version}): ${inserts} statements each; server idle ${(idle * 1000).toFixed(1)} ms CPU per second (subtracted)`,
   );
   const data = clickHouseDataFolder();
   const probe = fileCreationProbe(join(data, `..`, `calm-fs-probe-${process.pid}`));
